@@ -1,0 +1,61 @@
+// Marked pointers: an address with its low bit used as a deletion mark (Harris-style lists).
+// `atomic_marked_ptr` is the default shared-link type; a reclaimer may substitute its own
+// (e.g. TagIBR's born-before tag) through `R::template atomic_ptr<T>`.
+#pragma once
+
+#include <cstdint>
+
+#include "smr/core/atomic.hpp"
+
+namespace smr::core {
+
+template <class T>
+class marked_ptr {
+ public:
+  constexpr marked_ptr() = default;
+  constexpr marked_ptr(T* p, bool mark = false)  // NOLINT: implicit from a plain pointer
+      : bits_(reinterpret_cast<std::uintptr_t>(p) | (mark ? 1u : 0u)) {}
+
+  static marked_ptr from_bits(std::uintptr_t b) {
+    marked_ptr m;
+    m.bits_ = b;
+    return m;
+  }
+
+  T* get() const { return reinterpret_cast<T*>(bits_ & ~std::uintptr_t{1}); }
+  bool marked() const { return (bits_ & 1u) != 0; }
+  marked_ptr with_mark(bool m) const { return marked_ptr(get(), m); }
+  std::uintptr_t bits() const { return bits_; }
+  T* operator->() const { return get(); }
+  explicit operator bool() const { return get() != nullptr; }
+
+  friend bool operator==(marked_ptr a, marked_ptr b) { return a.bits_ == b.bits_; }
+  friend bool operator!=(marked_ptr a, marked_ptr b) { return a.bits_ != b.bits_; }
+
+ private:
+  std::uintptr_t bits_ = 0;
+};
+
+template <class T>
+class atomic_marked_ptr {
+ public:
+  atomic_marked_ptr() = default;
+  explicit atomic_marked_ptr(marked_ptr<T> p) : bits_(p.bits()) {}
+
+  marked_ptr<T> load(memory_order mo) const { return marked_ptr<T>::from_bits(bits_.load(mo)); }
+  void store(marked_ptr<T> p, memory_order mo) { bits_.store(p.bits(), mo); }
+  bool compare_exchange_strong(marked_ptr<T>& expected, marked_ptr<T> desired, memory_order mo) {
+    std::uintptr_t e = expected.bits();
+    bool ok = bits_.compare_exchange_strong(e, desired.bits(), mo);
+    if (!ok) expected = marked_ptr<T>::from_bits(e);
+    return ok;
+  }
+  marked_ptr<T> exchange(marked_ptr<T> p, memory_order mo) {
+    return marked_ptr<T>::from_bits(bits_.exchange(p.bits(), mo));
+  }
+
+ private:
+  atomic<std::uintptr_t> bits_{0};
+};
+
+}  // namespace smr::core

@@ -1,0 +1,67 @@
+// The per-thread part every reclaimer shares: statistics, the timeline buffer, the batched
+// unreclaimed gauge, and the one routine that actually frees a batch of safe nodes.
+#pragma once
+
+#include <cstdint>
+
+#include "smr/core/limbo_bag.hpp"
+#include "smr/core/stats.hpp"
+#include "smr/core/timeline.hpp"
+
+namespace smr::core {
+
+class thread_core {
+ public:
+  static constexpr std::int64_t gauge_flush_every = 32;
+
+  thread_core(thread_stats& stats, unreclaimed_gauge& gauge, timeline_buffer* timeline)
+      : stats_(&stats), gauge_(&gauge), timeline_(timeline) {}
+  thread_core(const thread_core&) = delete;
+  thread_core& operator=(const thread_core&) = delete;
+  ~thread_core() { flush_gauge(); }
+
+  void note_retired() {
+    stats_->retired.add();
+    if (++pending_retired_ >= gauge_flush_every) flush_gauge();
+  }
+
+  // Frees every node of `bag`; the caller has proven that no thread can reach them.
+  void free_now(limbo_bag&& bag) {
+    if (bag.empty()) return;
+    const std::size_t n = bag.size();
+    const std::uint64_t start = monotonic_ns();
+    while (retired_node* node = bag.pop_front()) free_node(node);
+    const std::uint64_t end = monotonic_ns();
+    stats_->freed.add(n);
+    stats_->free_time_ns.add(end - start);
+    stats_->free_batches.add();
+    flush_gauge();
+    gauge_->add(-static_cast<std::int64_t>(n));
+    record(event_kind::batch_free, start, end, n);
+  }
+
+  void record(event_kind kind, std::uint64_t start, std::uint64_t end, std::uint64_t value) {
+    if (timeline_ != nullptr) timeline_->record(kind, start, end, value);
+  }
+  void record_instant(event_kind kind, std::uint64_t value) {
+    if (timeline_ != nullptr) {
+      const std::uint64_t now = monotonic_ns();
+      timeline_->record(kind, now, now, value);
+    }
+  }
+
+  thread_stats& stats() { return *stats_; }
+
+ private:
+  void flush_gauge() {
+    if (pending_retired_ != 0) gauge_->add(pending_retired_);
+    pending_retired_ = 0;
+  }
+
+  thread_stats* stats_;
+  unreclaimed_gauge* gauge_;
+  timeline_buffer* timeline_;
+  std::int64_t pending_retired_ = 0;
+};
+
+}  // namespace smr::core

@@ -1,0 +1,131 @@
+// Registry of per-thread slots for one domain: dense, recycled ids and no fixed thread limit.
+//
+// Slots live in fixed-size chunks chained in a grow-only list, so a pointer to a slot stays
+// valid for the domain's lifetime and scans never see a slot move. A thread claims a free slot
+// with a CAS on its `owned` flag (ids are recycled, so per-thread arrays do not grow with
+// thread churn), and releases it when its handle is destroyed. Scans walk every slot up to the
+// high-water mark; a released slot must leave its announcement in the "protects nothing" state.
+#pragma once
+
+#include <cstddef>
+#include <new>
+
+#include "smr/core/atomic.hpp"
+
+namespace smr::core {
+
+inline constexpr std::size_t cache_line = 64;
+
+// Every slot type is aligned to a cache line so neighbours' announcements never share one.
+template <class Slot>
+class thread_registry {
+ public:
+  static constexpr std::size_t chunk_slots = 64;
+
+  struct entry {
+    alignas(cache_line) Slot slot;
+    atomic<bool> owned{false};
+    std::size_t id = 0;
+  };
+
+  thread_registry() = default;
+  thread_registry(const thread_registry&) = delete;
+  thread_registry& operator=(const thread_registry&) = delete;
+  ~thread_registry() {
+    chunk* c = head_.load(mo_relaxed);
+    while (c != nullptr) {
+      chunk* next = c->next.load(mo_relaxed);
+      delete c;
+      c = next;
+    }
+  }
+
+  // Claims a free slot (lowest id first) or appends a chunk. Lock-free.
+  entry& acquire() {
+    for (;;) {
+      chunk* last = nullptr;
+      // acquire: pairs with the release CAS that published the chunk, so its entries are built.
+      for (chunk* c = head_.load(mo_acquire); c != nullptr; c = c->next.load(mo_acquire)) {
+        for (entry& e : c->entries) {
+          bool expected = false;
+          // acquire: the previous owner's release (in release()) happens before our reuse.
+          if (!e.owned.load(mo_relaxed) &&
+              e.owned.compare_exchange_strong(expected, true, mo_acquire)) {
+            bump_high_water(e.id + 1);
+            active_.fetch_add(1, mo_relaxed);
+            return e;
+          }
+        }
+        last = c;
+      }
+      append_chunk(last);
+    }
+  }
+
+  // The owner is done with the slot; its announcement must already be cleared.
+  void release(entry& e) {
+    active_.fetch_sub(1, mo_relaxed);
+    e.owned.store(false, mo_release);
+  }
+
+  // Calls fn(slot, id) for every slot ever used (owned or not). Readers of announcements must
+  // treat an unowned slot's announcement as empty, which release() guarantees.
+  template <class F>
+  void for_each(F&& fn) {
+    std::size_t remaining = high_water_.load(mo_acquire);
+    for (chunk* c = head_.load(mo_acquire); c != nullptr && remaining > 0;
+         c = c->next.load(mo_acquire)) {
+      for (entry& e : c->entries) {
+        if (remaining == 0) break;
+        --remaining;
+        fn(e.slot, e.id);
+      }
+    }
+  }
+
+  template <class F>
+  void for_each_owned(F&& fn) {
+    for_each([&](Slot& s, std::size_t id) {
+      if (owned(s)) fn(s, id);
+    });
+  }
+
+  static bool owned(Slot& s) {
+    // The slot is the first member of its entry, so the entry can be recovered from it.
+    return reinterpret_cast<entry*>(&s)->owned.load(mo_acquire);
+  }
+
+  std::size_t high_water() const { return high_water_.load(mo_acquire); }
+  std::size_t active_threads() const { return active_.load(mo_relaxed); }
+
+ private:
+  struct chunk {
+    explicit chunk(std::size_t first_id) {
+      for (std::size_t i = 0; i < chunk_slots; ++i) entries[i].id = first_id + i;
+    }
+    entry entries[chunk_slots];
+    atomic<chunk*> next{nullptr};
+  };
+
+  void append_chunk(chunk* last) {
+    std::size_t first_id = last == nullptr ? 0 : last->entries[0].id + chunk_slots;
+    chunk* fresh = new chunk(first_id);
+    chunk* expected = nullptr;
+    atomic<chunk*>& link = last == nullptr ? head_ : last->next;
+    // release: publishes the constructed chunk to the acquire loads in acquire()/for_each().
+    if (!link.compare_exchange_strong(expected, fresh, mo_release)) delete fresh;
+  }
+
+  void bump_high_water(std::size_t n) {
+    std::size_t cur = high_water_.load(mo_relaxed);
+    // release: a scanner that sees the new mark also sees the chunk holding the slot.
+    while (cur < n && !high_water_.compare_exchange_weak(cur, n, mo_release)) {
+    }
+  }
+
+  atomic<chunk*> head_{nullptr};
+  atomic<std::size_t> high_water_{0};
+  atomic<std::size_t> active_{0};
+};
+
+}  // namespace smr::core

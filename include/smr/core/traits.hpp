@@ -1,0 +1,53 @@
+// Capabilities that reclaimers declare and requirements that data structures declare, and the
+// one compatibility rule that joins them (NBR paper, Table 1). The same declarations drive the
+// compile-time refusal (static_assert in each data structure), smrbench's run-time refusal, and
+// the compatibility matrix in the docs.
+#pragma once
+
+#include <string_view>
+
+#include "smr/core/stats.hpp"
+
+namespace smr {
+
+struct reclaimer_traits {
+  // Readers may follow links out of nodes that are already unlinked (and retired) and still be
+  // safe: true for epoch and quiescence schemes and NBR, false for HP/IBR/HE/WFE, which can
+  // only protect a node they validate as still reachable.
+  bool protects_unlinked_traversal = false;
+  // After a write inside a traversal (helping unlink a marked node), the traversal may go on
+  // from where it is. False for NBR: every read phase must restart from the root.
+  bool continues_after_write = true;
+  // A stalled thread cannot hold back an unbounded number of retired nodes.
+  bool bounded_garbage = false;
+  // protect() uses numbered slots that the domain's configuration sizes (hazard pointers,
+  // hazard eras): a data structure checks its need against domain.protect_slots() at
+  // construction.
+  bool slot_based_protection = false;
+  core::metric_support metrics{};
+};
+
+struct ds_requirements {
+  // Searches pass through nodes that may already be unlinked, without validating each step.
+  bool traverses_unlinked_nodes = false;
+  // Traversals continue after an auxiliary write instead of restarting from the root.
+  bool continues_after_write = false;
+  // Most protect() slots in use at once (checked at construction against the domain).
+  unsigned protect_slots = 0;
+};
+
+// Why a pair cannot work, or an empty view when it can.
+constexpr std::string_view incompatibility(const reclaimer_traits& r, const ds_requirements& d) {
+  if (d.traverses_unlinked_nodes && !r.protects_unlinked_traversal)
+    return "the data structure's searches pass through unlinked nodes without validation, which "
+           "this reclaimer cannot protect (NBR paper, Table 1)";
+  if (d.continues_after_write && !r.continues_after_write)
+    return "the data structure continues a traversal after an auxiliary write, but this "
+           "reclaimer requires every read phase to restart from the root (use the _rr variant)";
+  return {};
+}
+
+template <class DS, class R>
+inline constexpr bool compatible_v = incompatibility(R::traits, DS::requirements).empty();
+
+}  // namespace smr

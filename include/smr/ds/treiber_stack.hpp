@@ -1,0 +1,87 @@
+// Treiber's lock-free stack (Treiber 1986), as benchmarked by Hart et al.
+//
+// push: link a new node above the observed top and CAS it in. pop: read the top with
+// protection (reserve it, for NBR), read its next, CAS the top past it, retire it.
+// Protection of the popped node also rules out ABA: it cannot be freed and reused while held.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "smr/core/compat_check.hpp"
+#include "smr/core/handle_base.hpp"
+#include "smr/core/traits.hpp"
+
+namespace smr {
+
+template <class T, class R>
+class treiber_stack {
+ public:
+  static constexpr std::string_view name = "treiber_stack";
+  static constexpr ds_requirements requirements{.protect_slots = 1};
+  static_assert(core::check_compatible<R, requirements>::value);
+
+  using handle = typename R::handle;
+
+  explicit treiber_stack(R& domain) { core::require_protect_slots(domain, 1, "treiber_stack"); }
+  treiber_stack(const treiber_stack&) = delete;
+  treiber_stack& operator=(const treiber_stack&) = delete;
+  ~treiber_stack() {
+    node* n = top_.load(core::mo_relaxed).get();
+    while (n != nullptr) {
+      node* next = n->next.load(core::mo_relaxed).get();
+      core::free_node(n);
+      n = next;
+    }
+  }
+
+  void push(handle& h, const T& value) {
+    auto g = h.begin_op();
+    node* n = g.template create<node>(value);
+    core::marked_ptr<node> top = top_.load(core::mo_relaxed);
+    for (;;) {
+      n->next.store(top, core::mo_relaxed);
+      // release: publishes the node's contents to readers that acquire the top.
+      if (top_.compare_exchange_strong(top, core::marked_ptr<node>(n), core::mo_release)) return;
+    }
+  }
+
+  std::optional<T> pop(handle& h) {
+    auto g = h.begin_op();
+    for (;;) {
+      node* top = g.read_phase([&] {
+        node* t = g.protect(0, top_).get();
+        g.reserve(t);
+        return t;
+      });
+      if (top == nullptr) return std::nullopt;
+      // top is protected (or reserved): reading its immutable next is safe.
+      core::marked_ptr<node> next = top->next.load(core::mo_relaxed);
+      core::marked_ptr<node> expected(top);
+      // acquire on success is not needed: we already read top's contents under protection.
+      if (top_.compare_exchange_strong(expected, next, core::mo_relaxed)) {
+        T value = top->value;
+        g.retire(top);
+        return value;
+      }
+    }
+  }
+
+  // Single-threaded inspection (validation after a trial).
+  template <class F>
+  void for_each_unsafe(F&& fn) const {
+    for (node* n = top_.load(core::mo_relaxed).get(); n != nullptr; n = n->next.load(core::mo_relaxed).get())
+      fn(n->value);
+  }
+
+ private:
+  struct node : R::node_base {
+    explicit node(const T& v) : value(v) {}
+    T value;
+    typename R::template atomic_ptr<node> next;
+  };
+
+  typename R::template atomic_ptr<node> top_;
+};
+
+}  // namespace smr
