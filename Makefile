@@ -1,0 +1,44 @@
+# Front end for the two commands of the README and a few helpers. Every target that builds
+# runs the set-up first, so a fresh Debian machine needs nothing else.
+JOBS ?= 2
+CTEST_JOBS ?= 2
+PYTHON := .venv/bin/python
+
+.PHONY: setup build test test-asan test-tsan test-release test-python bench clean
+
+setup:
+	@scripts/setup.sh
+
+# Release build of everything (library tests, Relacy models, smrbench) under build/release.
+build: setup
+	cmake --preset release
+	cmake --build --preset release -j $(JOBS)
+
+test-asan: setup
+	cmake --preset asan
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(CTEST_JOBS)
+
+test-tsan: setup
+	cmake --preset tsan
+	cmake --build --preset tsan -j $(JOBS)
+	ctest --preset tsan -j $(CTEST_JOBS)
+
+test-release: build
+	ctest --preset release -j $(CTEST_JOBS)
+
+test-python: setup
+	$(PYTHON) -m pytest -q tools/smrlab/tests
+
+# All tests: ASan+UBSan stress, TSan stress, the release build with the Relacy models and
+# smrbench's tests, and smrlab's pytest suite.
+test: test-asan test-tsan test-release test-python
+
+# The main job: build, run the default experiment (overview), print its summary and report path.
+bench: build
+	./smrlab run overview
+	./smrlab report overview
+	./smrlab summary overview
+
+clean:
+	rm -rf build
