@@ -1,0 +1,5 @@
+import sys
+
+from smrlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,398 @@
+"""Experiment files: the schema, its strict validation, and expansion of the grid into configs.
+
+An experiment is a TOML file in experiments/ (see docs/smrlab.md for the full schema): paper
+figure, description, a [grid] of axes (optionally split into [[grid.case]] sub-grids whose
+products are united), [run] settings, [quick] overrides, [plots] and [[finding]] claims.
+"""
+
+import hashlib
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from smrlab import findings, metrics, schema
+from smrlab.axes import AXES, NUMERIC_AXES, shown
+from smrlab.errors import BadInput, Failure
+from smrlab.paths import EXPERIMENTS_DIR
+
+ALL = "all"                     # grid value: everything `smrbench --list` reports
+DEFAULT_AXES = {"allocator": ["system"], "stall": [0]}
+QUICK_DURATION_S = 0.2
+MIN_DURATION_S = 0.1
+TRIAL_OVERHEAD_S = 0.25         # process start and prefill, used to fit a time budget
+
+
+@dataclass(frozen=True)
+class Reclaimer:
+    name: str
+    params: tuple = ()          # sorted (name, value) pairs, passed as --param name=value
+    label: str = ""
+
+    @property
+    def shown(self) -> str:
+        if self.label:
+            return self.label
+        if not self.params:
+            return self.name
+        return f"{self.name}({','.join(f'{k}={v}' for k, v in self.params)})"
+
+
+@dataclass(frozen=True)
+class Config:
+    """One grid cell: everything one smrbench invocation needs except the trial index."""
+    ds: str
+    reclaimer: Reclaimer
+    allocator: str
+    threads: int
+    workload: tuple             # (insert, delete, search) percent
+    key_range: int
+    stall: int
+    duration_s: float
+    seed: int                   # trial k runs with seed + k, the same for every config
+    timeline: bool
+
+    def to_json(self) -> dict:
+        insert, delete, search = self.workload
+        return {"ds": self.ds, "reclaimer": self.reclaimer.name, "label": self.reclaimer.label,
+                "params": dict(self.reclaimer.params), "allocator": self.allocator,
+                "threads": self.threads,
+                "workload": {"insert": insert, "delete": delete, "search": search},
+                "key_range": self.key_range, "stall": self.stall, "duration_s": self.duration_s,
+                "seed": self.seed, "timeline": self.timeline}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Config":
+        w = d["workload"]
+        return cls(d["ds"], Reclaimer(d["reclaimer"], tuple(sorted(d["params"].items())), d["label"]),
+                   d["allocator"], d["threads"], (w["insert"], w["delete"], w["search"]),
+                   d["key_range"], d["stall"], d["duration_s"], d["seed"], d["timeline"])
+
+    @cached_property
+    def hash(self) -> str:
+        # The label is presentation only: renaming a variant keeps its results.
+        identity = self.to_json()
+        del identity["label"]
+        text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def axis(self, name: str):
+        return shown(name, getattr(self, name))
+
+    def describe(self) -> str:
+        return (f"{self.ds} {self.reclaimer.shown} t={self.threads} w={self.axis('workload')} "
+                f"kr={self.key_range} {self.allocator}" + (f" stall={self.stall}" if self.stall else ""))
+
+
+@dataclass
+class RunSettings:
+    trials: int
+    duration_s: float
+    budget_s: float | None
+    seed: int
+    shuffle: bool
+    timeline: bool
+    timeout_s: float | None
+
+
+@dataclass
+class PlotSettings:
+    x: str = "threads"
+    logx: bool = False
+    metrics: list = field(default_factory=lambda: ["throughput_ops_s", "peak_rss_bytes",
+                                                   "avg_unreclaimed_per_op"])
+    bars: list = field(default_factory=list)        # [{"metric", "group", "where"}]
+
+
+@dataclass
+class Plan:
+    """What one run will execute, after capability filtering and quick-mode reduction."""
+    configs: list
+    trials: int
+    notes: list                 # human sentences: what was skipped, dropped or scaled
+
+
+@dataclass
+class Experiment:
+    name: str
+    origin: str                 # file path, for messages
+    source: str                 # the TOML text, kept with results so reports match their data
+    figure: str
+    description: str
+    paper: str
+    notes: str
+    cases: list                 # list of {axis: list | "all"}
+    run: RunSettings
+    quick: dict                 # axis overrides and duration_s for --quick
+    plots: PlotSettings
+    findings: list
+
+    def plan(self, caps, quick: bool) -> Plan:
+        """Expand the grid; `caps` (smrbench --list) filters it, None means run everything."""
+        notes = []
+        cells = []
+        for case in self.cases:
+            axes = dict(case)
+            if quick:
+                axes.update({k: v for k, v in self.quick.items() if k in AXES})
+                if "threads" not in self.quick:
+                    axes["threads"] = [t for t in axes["threads"] if t <= 2] or [min(axes["threads"])]
+            cells.extend(itertools.product(*(self._resolve(axis, axes[axis], caps) for axis in AXES)))
+        cells = list(dict.fromkeys(cells))
+        if caps is not None:
+            cells = _filter_capabilities(cells, caps, notes)
+        if not cells:
+            raise Failure(f"{self.name}: nothing left to run after filtering: " + "; ".join(notes))
+
+        trials = 1 if quick else self.run.trials
+        duration = self.quick.get("duration_s", QUICK_DURATION_S) if quick else self.run.duration_s
+        if self.run.budget_s and not quick:
+            fitted = self.run.budget_s / (len(cells) * trials) - TRIAL_OVERHEAD_S
+            duration = round(min(duration, max(MIN_DURATION_S, fitted)), 2)
+            notes.append(f"trial duration {duration} s to fit the {self.run.budget_s:g} s budget "
+                         f"over {len(cells) * trials} trials")
+        configs = [Config(ds, rec, alloc, threads, workload, key_range, stall, duration,
+                          self.run.seed, self.run.timeline)
+                   for ds, rec, alloc, threads, workload, key_range, stall in cells]
+        return Plan(configs, trials, notes)
+
+    def _resolve(self, axis: str, values, caps) -> list:
+        if values != ALL:
+            return values
+        if caps is None:
+            raise Failure(f"{self.name}: grid.{axis} = \"all\" needs `smrbench --list`, which failed")
+        names = {"ds": caps.data_structures, "reclaimer": caps.reclaimers,
+                 "allocator": caps.allocators}[axis]
+        return [Reclaimer(n) for n in names] if axis == "reclaimer" else list(names)
+
+    def axis_values(self) -> dict:
+        """Every value each axis can take in this grid (None where "all" makes it open)."""
+        values: dict[str, Any] = {}
+        for case in self.cases + [self.quick]:
+            for axis in AXES:
+                if axis not in case:
+                    continue
+                if case[axis] == ALL or values.get(axis, ()) is None:
+                    values[axis] = None
+                    continue
+                names = [shown(axis, v) for v in case[axis]]
+                values[axis] = list(dict.fromkeys(values.get(axis, []) + names))
+        return values
+
+
+def _filter_capabilities(cells: list, caps, notes: list) -> list:
+    kept, incompatible = [], []
+    missing: dict[str, set] = {"data structure": set(), "reclaimer": set(), "allocator": set()}
+    for cell in cells:
+        ds, rec, alloc = cell[0], cell[1], cell[2]
+        if ds not in caps.data_structures:
+            missing["data structure"].add(ds)
+        elif rec.name not in caps.reclaimers:
+            missing["reclaimer"].add(rec.name)
+        elif alloc not in caps.allocators:
+            missing["allocator"].add(alloc)
+        elif (ds, rec.name) not in caps.compatible:
+            incompatible.append(f"{rec.name}×{ds}")
+        else:
+            kept.append(cell)
+    for kind, names in missing.items():
+        for name in sorted(names):
+            verb = "dropping" if kind == "allocator" else "skipping"
+            notes.append(f"{verb} {kind} '{name}': not reported by `smrbench --list` on this machine")
+    if incompatible:
+        pairs = sorted(set(incompatible))
+        shown = ", ".join(pairs[:12]) + (f", … ({len(pairs) - 12} more)" if len(pairs) > 12 else "")
+        notes.append(f"skipping {len(pairs)} incompatible reclaimer×ds pairs: {shown}")
+    return kept
+
+
+# ---- loading and validation -------------------------------------------------------------
+
+def available() -> list[Path]:
+    return sorted(EXPERIMENTS_DIR.glob("*.toml"))
+
+
+def locate(ref: str) -> Path:
+    """An experiment by name (file stem in experiments/) or by path."""
+    path = Path(ref)
+    if path.suffix == ".toml" or "/" in ref:
+        if not path.is_file():
+            raise BadInput(f"experiment file {ref} does not exist")
+        return path
+    candidate = EXPERIMENTS_DIR / f"{ref}.toml"
+    if not candidate.is_file():
+        names = ", ".join(p.stem for p in available())
+        raise BadInput(f"unknown experiment '{ref}' (available: {names})")
+    return candidate
+
+
+def load(ref: str) -> Experiment:
+    path = locate(ref)
+    return parse(path.read_text(), path.stem, str(path))
+
+
+def parse(text: str, name: str, origin: str) -> Experiment:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(f"{origin}: not valid TOML: {e}") from None
+    top = schema.Table(data, origin, "")
+    figure = top.get("figure", schema.string)
+    description = top.get("description", schema.string)
+    paper = top.get("paper", schema.string, "")
+    notes = top.get("notes", schema.string, "")
+    cases = _read_grid(top.sub("grid"))
+    run = _read_run(top.sub("run"))
+    quick = _read_quick(top.sub("quick"))
+    experiment = Experiment(name, origin, text, figure, description, paper, notes, cases, run,
+                            quick, PlotSettings(), [])
+    values = experiment.axis_values()
+    experiment.plots = _read_plots(top.sub("plots"), values)
+    raw = top.get("finding", _array_of_tables)
+    experiment.findings = [findings.parse(schema.Table(t, origin, f"finding[{i}]"), values)
+                           for i, t in enumerate(raw)]
+    top.close()
+    return experiment
+
+
+def _array_of_tables(value, table: schema.Table, name: str) -> list:
+    if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+        table.fail(f"expected one or more [[{name}]] tables, got {schema.describe(value)}", name)
+    return value
+
+
+def _names(value, table, name):
+    if value == ALL:
+        return ALL
+    items = schema.list_of(schema.string, f'names (or the string "{ALL}")')(value, table, name)
+    return _unique(items, table, name)
+
+
+def _reclaimers(value, table, name):
+    if value == ALL:
+        return ALL
+    if not isinstance(value, list) or not value:
+        table.fail(f'expected "{ALL}" or a non-empty list of reclaimer names or '
+                   f'{{name, label, params}} tables, got {schema.describe(value)}', name)
+    out = []
+    for i, item in enumerate(value):
+        if isinstance(item, str):
+            out.append(Reclaimer(schema.string(item, table, f"{name}[{i}]")))
+            continue
+        t = schema.Table(item, table.origin, table.path(f"{name}[{i}]"))
+        rec_name = t.get("name", schema.string)
+        label = t.get("label", schema.string, "")
+        params = t.get("params", _params, {})
+        t.close()
+        out.append(Reclaimer(rec_name, tuple(sorted(params.items())), label))
+    shown = [r.shown for r in out]
+    for i, s in enumerate(shown):
+        if shown.index(s) != i:
+            table.fail(f"two variants are both shown as '{s}': give them distinct labels", name)
+    return out
+
+
+def _params(value, table, name):
+    if not isinstance(value, dict):
+        table.fail(f"expected a table of tunables (name = value), got {schema.describe(value)}", name)
+    for key, v in value.items():
+        if not isinstance(v, (str, int, float, bool)):
+            table.fail("expected a string, number or boolean", f"{name}.{key}")
+    return {k: (str(v).lower() if isinstance(v, bool) else v) for k, v in value.items()}
+
+
+def _workloads(value, table, name):
+    def one(item, t, key):
+        parts = item.split(",") if isinstance(item, str) else []
+        if len(parts) != 3 or not all(p.strip().isdigit() for p in parts) \
+                or sum(int(p) for p in parts) != 100:
+            t.fail(f'expected "insert,delete,search" percentages summing to 100 (e.g. "50,50,0"), '
+                   f"got {schema.describe(item)}", key)
+        return tuple(int(p) for p in parts)
+    return _unique(schema.list_of(one, '"I,D,S" workload strings')(value, table, name), table, name)
+
+
+def _ints(minimum: int, what: str):
+    def read(value, table, name):
+        return _unique(schema.list_of(schema.integer(minimum), what)(value, table, name), table, name)
+    return read
+
+
+def _unique(items: list, table, name) -> list:
+    if len(set(items)) != len(items):
+        table.fail("values must not repeat", name)
+    return items
+
+
+AXIS_READERS = {
+    "ds": _names, "reclaimer": _reclaimers, "allocator": _names,
+    "threads": _ints(1, "thread counts >= 1"), "workload": _workloads,
+    "key_range": _ints(1, "key ranges >= 1"), "stall": _ints(0, "stalled thread counts >= 0"),
+}
+
+
+def _read_axes(t: schema.Table) -> dict:
+    return {axis: t.get(axis, AXIS_READERS[axis]) for axis in AXES if t.has(axis)}
+
+
+def _read_grid(t: schema.Table) -> list:
+    if not t.data:
+        t.fail("required table [grid] is missing or empty")
+    base = _read_axes(t)
+    raw_cases = t.get("case", _array_of_tables, [{}])
+    t.close(list(AXES) + ["case"])
+    cases = []
+    for i, raw in enumerate(raw_cases):
+        where = f"{t.key}.case[{i}]" if t.has("case") else t.key
+        ct = schema.Table(raw, t.origin, where)
+        axes = {**DEFAULT_AXES, **base, **_read_axes(ct)}
+        ct.close(list(AXES))
+        for axis in AXES:
+            if axis not in axes:
+                t.fail(f"axis '{axis}' is missing: give it in [grid] or in every [[grid.case]]",
+                       axis)
+        cases.append(axes)
+    return cases
+
+
+def _read_run(t: schema.Table) -> RunSettings:
+    run = RunSettings(
+        trials=t.get("trials", schema.integer(1), 1),
+        duration_s=t.get("duration_s", schema.positive_number),
+        budget_s=t.get("budget_s", schema.positive_number, None),
+        seed=t.get("seed", schema.integer(0), 1),
+        shuffle=t.get("shuffle", schema.boolean, False),
+        timeline=t.get("timeline", schema.boolean, False),
+        timeout_s=t.get("timeout_s", schema.positive_number, None),
+    )
+    t.close()
+    return run
+
+
+def _read_quick(t: schema.Table) -> dict:
+    quick = _read_axes(t)
+    if t.has("duration_s"):
+        quick["duration_s"] = t.get("duration_s", schema.positive_number)
+    t.close(list(AXES) + ["duration_s"])
+    return quick
+
+
+def _read_plots(t: schema.Table, values: dict) -> PlotSettings:
+    metric_name = schema.one_of(*metrics.METRICS)
+    plots = PlotSettings()
+    plots.x = t.get("x", schema.one_of(*NUMERIC_AXES), plots.x)
+    plots.logx = t.get("logx", schema.boolean, plots.logx)
+    plots.metrics = t.get("metrics", schema.list_of(metric_name, "metric names"), plots.metrics)
+    for i, raw in enumerate(t.get("bars", _array_of_tables, [])):
+        bt = schema.Table(raw, t.origin, t.path(f"bars[{i}]"))
+        plots.bars.append({
+            "metric": bt.get("metric", metric_name),
+            "group": bt.get("group", schema.one_of(*AXES), None),
+            "where": bt.get("where", findings.selector_reader(values), {}),
+        })
+        bt.close()
+    t.close()
+    return plots

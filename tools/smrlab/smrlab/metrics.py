@@ -1,0 +1,100 @@
+"""Metric names, reading them from smrbench records, and per-configuration statistics."""
+
+import statistics
+from dataclasses import dataclass
+
+# name -> (human label, unit shown, scale applied for display)
+METRICS = {
+    "throughput_ops_s": ("throughput", "Mops/s", 1e-6),
+    "ns_per_op": ("time per operation", "ns", 1.0),
+    "ops": ("operations", "ops", 1.0),
+    "peak_rss_bytes": ("peak resident memory", "MiB", 1 / 2**20),
+    "end_rss_bytes": ("resident memory at end", "MiB", 1 / 2**20),
+    "avg_unreclaimed_per_op": ("average unreclaimed nodes per operation", "nodes", 1.0),
+    "peak_unreclaimed": ("peak unreclaimed nodes", "nodes", 1.0),
+    "retired": ("nodes retired", "nodes", 1.0),
+    "freed": ("nodes freed", "nodes", 1.0),
+    "epochs": ("epochs advanced", "epochs", 1.0),
+    "signals": ("signals sent", "signals", 1.0),
+    "restarts": ("restarts", "restarts", 1.0),
+    "free_time_ns": ("time spent in free", "ms", 1e-6),
+    "prefill_s": ("prefill time", "s", 1.0),
+    "latency_ns.p50": ("operation latency p50", "ns", 1.0),
+    "latency_ns.p99": ("operation latency p99", "ns", 1.0),
+    "latency_ns.p999": ("operation latency p99.9", "ns", 1.0),
+    "latency_ns.max": ("operation latency max", "ns", 1.0),
+}
+
+# Columns of the report's number table and the summary, in this order.
+TABLE_METRICS = ["throughput_ops_s", "peak_rss_bytes", "avg_unreclaimed_per_op", "peak_unreclaimed",
+                 "epochs", "signals"]
+
+
+def value(record: dict, metric: str) -> float | None:
+    """The metric of one record, or None when smrbench reports it as not applicable (null)."""
+    metrics = record.get("metrics", {})
+    if metric == "ns_per_op":
+        # Wall time per operation over all threads (Hart et al. "execution time").
+        throughput = metrics.get("throughput_ops_s")
+        return 1e9 / throughput if throughput else None
+    node = metrics
+    for part in metric.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else None
+
+
+def label(metric: str) -> str:
+    name, unit, _ = METRICS[metric]
+    return f"{name} ({unit})"
+
+
+def scaled(metric: str, number: float) -> float:
+    return number * METRICS[metric][2]
+
+
+def fmt(metric: str, number: float | None) -> str:
+    if number is None:
+        return "—"
+    shown = scaled(metric, number)
+    return f"{shown:.3g}" if abs(shown) < 1000 else f"{shown:,.0f}"
+
+
+@dataclass(frozen=True)
+class Stat:
+    median: float
+    low: float
+    high: float
+    n: int
+
+    def get(self, which: str) -> float:
+        return {"median": self.median, "min": self.low, "max": self.high}[which]
+
+
+@dataclass
+class Row:
+    """All trials of one configuration, reduced to statistics per metric."""
+    config: object                      # experiment.Config
+    ok: int
+    failed: int
+    stats: dict                         # metric -> Stat, only for metrics with data
+
+    def axis(self, name: str):
+        return self.config.axis(name)
+
+
+def aggregate(configs: list, entries: list[dict]) -> list[Row]:
+    """One Row per planned configuration, from the successful trials in store entries."""
+    by_hash: dict[str, list[dict]] = {}
+    for entry in entries:
+        by_hash.setdefault(entry["config_hash"], []).append(entry)
+    rows = []
+    for config in configs:
+        mine = by_hash.get(config.hash, [])
+        records = [e["record"] for e in mine if e["status"] == "ok"]
+        stats = {}
+        for metric in METRICS:
+            values = [v for v in (value(r, metric) for r in records) if v is not None]
+            if values:
+                stats[metric] = Stat(statistics.median(values), min(values), max(values), len(values))
+        rows.append(Row(config, len(records), len(mine) - len(records), stats))
+    return rows

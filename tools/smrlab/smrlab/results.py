@@ -1,0 +1,57 @@
+"""A results directory read back for plots, reports and summaries."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from smrlab import experiment as exp
+from smrlab import metrics
+from smrlab.errors import BadInput
+from smrlab.paths import default_results_dir
+from smrlab.store import PLAN, Store
+
+
+@dataclass
+class Results:
+    root: Path
+    experiment: exp.Experiment      # as it was when the data was produced (from plan.json)
+    plan: dict
+    configs: list
+    entries: list                   # store entries of planned configs only
+    rows: list                      # metrics.Row per planned config
+    identities: list
+
+    @property
+    def failed(self) -> list:
+        return [e for e in self.entries if e["status"] != "ok"]
+
+    def timelines(self) -> list:
+        """(config, trial, path) for every kept timeline file."""
+        by_hash = {c.hash: c for c in self.configs}
+        return [(by_hash[e["config_hash"]], e["trial"], self.root / e["timeline"])
+                for e in self.entries if e.get("timeline")]
+
+
+def resolve_dir(target: str, out: str | None, quick: bool) -> Path:
+    """TARGET is a results directory (has plan.json) or an experiment name/path."""
+    if out:
+        return Path(out)
+    path = Path(target)
+    if (path / PLAN).is_file():
+        return path
+    if path.is_dir():
+        raise BadInput(f"{target} is a directory without {PLAN}: not a results directory")
+    return default_results_dir(exp.locate(target).stem, quick)
+
+
+def load(root: Path) -> Results:
+    store = Store(root)
+    plan = store.read_plan()
+    try:
+        experiment = exp.parse(plan["source"], plan["experiment"], plan["origin"])
+        configs = [exp.Config.from_json(c) for c in plan["configs"]]
+    except (KeyError, TypeError) as e:
+        raise BadInput(f"{root / PLAN} is not a smrlab plan: missing {e}") from None
+    hashes = {c.hash for c in configs}
+    entries = [e for e in store.entries() if e["config_hash"] in hashes]
+    return Results(root, experiment, plan, configs, entries, metrics.aggregate(configs, entries),
+                   store.identities())

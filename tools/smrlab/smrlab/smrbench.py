@@ -1,0 +1,154 @@
+"""The contract with the smrbench binary: --list, one trial's command line, its outcome."""
+
+import json
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA = "smrbench/1"
+BUILD_KEYS = ("commit", "compiler", "build_type", "flags")
+MACHINE_KEYS = ("cpu", "cores", "kernel", "hostname")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    data_structures: list
+    reclaimers: list
+    allocators: list
+    compatible: frozenset           # {(ds, reclaimer)}
+
+
+def capabilities(smrbench: Path) -> tuple[Capabilities | None, str]:
+    """What this smrbench offers, or (None, why) when `--list` does not answer per contract."""
+    try:
+        done = subprocess.run([str(smrbench), "--list", "--json", "-"], capture_output=True,
+                              text=True, timeout=30)
+        if done.returncode != 0:
+            return None, f"exit {done.returncode}: {_tail(done.stderr, 1)}"
+        data = json.loads(done.stdout)
+        # smrbench may list every allocator it knows and give null for a library not installed.
+        libraries = data.get("allocator_libraries", {})
+        allocators = [a for a in data["allocators"] if libraries.get(a, "") is not None]
+        caps = Capabilities(list(data["data_structures"]), list(data["reclaimers"]), allocators,
+                            frozenset((ds, rec) for ds, rec in data["compatible"]))
+        return caps, ""
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
+        return None, f"{type(e).__name__}: {e}"
+
+
+def command(smrbench: Path, config, trial: int, json_path: Path, timeline_path: Path | None) -> list:
+    insert, delete, search = config.workload
+    cmd = [str(smrbench), "--ds", config.ds, "--reclaimer", config.reclaimer.name,
+           "--threads", str(config.threads), "--duration", f"{config.duration_s:g}",
+           "--trials", "1", "--seed", str(config.seed + trial), "--key-range", str(config.key_range),
+           "--workload", f"{insert},{delete},{search}", "--allocator", config.allocator,
+           "--stall", str(config.stall)]
+    for name, value in config.reclaimer.params:
+        cmd += ["--param", f"{name}={value}"]
+    cmd += ["--json", str(json_path)]
+    if timeline_path is not None:
+        cmd += ["--timeline", str(timeline_path)]
+    return cmd
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    exit_code: int | None           # None: killed by our timeout
+    record: dict | None
+    error: str                      # why it failed, one line; "" when ok
+    stderr: str
+    wall_s: float
+
+
+def run_trial(cmd: list, json_path: Path, config, trial: int, timeout_s: float) -> Outcome:
+    """Runs one trial to completion; the caller owns (and cleans) json_path."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        _, stderr = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, stderr = proc.communicate()
+        return Outcome(False, None, None, f"timed out after {timeout_s:g} s", stderr,
+                       time.monotonic() - start)
+    except BaseException:            # Ctrl-C: never leave a trial running behind us
+        proc.kill()
+        proc.wait()
+        raise
+    wall = time.monotonic() - start
+    record, problem = _read_record(json_path)
+    code = proc.returncode
+    if record is not None and not problem:
+        problem = _mismatch(record, config, trial)
+    if code == 0 and problem:
+        error = problem
+    elif code == 0 and record["validation"].get("ok") is not True:
+        error = f"validation failed: {record['validation'].get('detail', '')}"
+    elif code == 1:
+        detail = record["validation"].get("detail", "") if record and not problem else ""
+        error = f"validation failed (exit 1): {detail or _tail(stderr, 1)}"
+    elif code == 2:
+        error = f"bad input (exit 2): {_tail(stderr, 1)}"
+    elif code != 0:
+        error = f"crashed: {_exit_text(code)}: {_tail(stderr, 1)}"
+    else:
+        error = ""
+    return Outcome(not error, code, None if problem else record, error, stderr, wall)
+
+
+def _read_record(path: Path) -> tuple[dict | None, str]:
+    try:
+        lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+    except OSError:
+        return None, "smrbench wrote no JSON record"
+    if len(lines) != 1:
+        return None, f"expected one JSON record for --trials 1, got {len(lines)} lines"
+    try:
+        record = json.loads(lines[0])
+    except ValueError as e:
+        return None, f"JSON record is malformed: {e}"
+    if not isinstance(record, dict) or record.get("schema") != SCHEMA:
+        return None, f"record schema is {record.get('schema') if isinstance(record, dict) else None!r}, " \
+                     f"expected {SCHEMA!r}"
+    for key in ("config", "env", "metrics", "validation"):
+        if not isinstance(record.get(key), dict):
+            return None, f"record has no '{key}' object"
+    return record, ""
+
+
+def _mismatch(record: dict, config, trial: int) -> str:
+    """smrbench must have run what we asked for; a silent default would poison the store."""
+    got = record["config"]
+    want = {"ds": config.ds, "reclaimer": config.reclaimer.name, "threads": config.threads,
+            "key_range": config.key_range, "allocator": config.allocator,
+            "stalled_threads": config.stall, "seed": config.seed + trial,
+            "workload": dict(zip(("insert", "delete", "search"), config.workload))}
+    for key, value in want.items():
+        if got.get(key) != value:
+            return f"record config.{key} is {got.get(key)!r}, asked for {value!r}"
+    return ""
+
+
+def identity(record: dict) -> dict:
+    """The build and machine a record comes from; results of different ones must not mix."""
+    env = record.get("env", {})
+    return {"build": {k: env.get(k) for k in BUILD_KEYS},
+            "machine": {k: env.get(k) for k in MACHINE_KEYS}}
+
+
+def _tail(text: str, lines: int) -> str:
+    kept = [ln for ln in (text or "").splitlines() if ln.strip()]
+    return " | ".join(kept[-lines:]) or "(no stderr)"
+
+
+def _exit_text(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit {code}"

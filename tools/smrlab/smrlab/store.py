@@ -1,0 +1,139 @@
+"""The results store of one experiment: a directory with
+
+  plan.json      what the last run planned (experiment source, configs, notes), written atomically
+  trials.jsonl   one JSON line per finished trial, appended as soon as the trial ends
+  timelines/     <config hash>-<trial>.csv, moved in only when complete
+  tmp/           files smrbench is writing right now; cleared at the start of every run
+
+A trial's key is its config hash and trial index; the last line for a key wins.
+"""
+
+import json
+import os
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+from smrlab.errors import BadInput
+
+PLAN, TRIALS, TIMELINES, TMP = "plan.json", "trials.jsonl", "timelines", "tmp"
+
+
+class MixedResults(BadInput):
+    pass
+
+
+def trial_key(config_hash: str, trial: int) -> str:
+    return f"{config_hash}:{trial}"
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Store:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.trials_path = self.root / TRIALS
+
+    # ---- reading ----
+
+    def entries(self) -> list[dict]:
+        """The latest entry per trial key, in the order the keys first finished."""
+        latest: dict[str, dict] = {}
+        if not self.trials_path.exists():
+            return []
+        text = self.trials_path.read_text()
+        complete = text[: text.rfind("\n") + 1]      # a line cut by a crash is not a trial
+        for number, line in enumerate(complete.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                latest[entry["key"]] = entry
+            except (ValueError, KeyError, TypeError):
+                raise BadInput(f"{self.trials_path}:{number}: not a results entry") from None
+        return list(latest.values())
+
+    def identities(self) -> list[dict]:
+        seen: dict[str, dict] = {}
+        for entry in self.entries():
+            if entry.get("identity"):
+                seen[json.dumps(entry["identity"], sort_keys=True)] = entry["identity"]
+        return list(seen.values())
+
+    def read_plan(self) -> dict:
+        try:
+            return json.loads((self.root / PLAN).read_text())
+        except FileNotFoundError:
+            raise BadInput(f"{self.root} holds no results (no {PLAN}); run the experiment first") \
+                from None
+        except ValueError as e:
+            raise BadInput(f"{self.root / PLAN} is not valid JSON: {e}") from None
+
+    # ---- writing ----
+
+    def check_identity(self, identity: dict, allow_mixed: bool):
+        known = self.identities()
+        if allow_mixed or not known or identity in known:
+            return
+        raise MixedResults(
+            f"{self.root} holds results from another build or machine:\n"
+            f"  stored: {_identity_text(known[0])}\n  this:   {_identity_text(identity)}\n"
+            f"use another --out directory, or --allow-mixed to combine them")
+
+    def write_plan(self, plan: dict):
+        self.root.mkdir(parents=True, exist_ok=True)
+        _write_atomically(self.root / PLAN, json.dumps(plan, indent=1) + "\n")
+
+    def append(self, entry: dict):
+        """One whole line per trial, flushed to disk before the next trial starts."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        line = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+        fd = os.open(self.trials_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            _drop_partial_line(fd)
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def fresh_tmp(self) -> Path:
+        tmp = self.root / TMP
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        return tmp
+
+    def remove_tmp(self):
+        shutil.rmtree(self.root / TMP, ignore_errors=True)
+
+    def timeline_path(self, config_hash: str, trial: int) -> Path:
+        return self.root / TIMELINES / f"{config_hash}-{trial}.csv"
+
+    def keep_timeline(self, written: Path, config_hash: str, trial: int) -> str:
+        final = self.timeline_path(config_hash, trial)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(written, final)
+        return str(final.relative_to(self.root))
+
+
+def _drop_partial_line(fd: int):
+    """A run killed mid-append leaves a line without its newline: cut it before appending."""
+    size = os.lseek(fd, 0, os.SEEK_END)
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return
+    data = os.pread(fd, size, 0)
+    os.ftruncate(fd, data.rfind(b"\n") + 1)
+
+
+def _write_atomically(path: Path, text: str):
+    tmp = path.with_suffix(path.suffix + ".part")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _identity_text(identity: dict) -> str:
+    build, machine = identity["build"], identity["machine"]
+    return (f"commit {build.get('commit')} {build.get('build_type')} {build.get('compiler')} "
+            f"[{build.get('flags')}] on {machine.get('hostname')} ({machine.get('cpu')}, "
+            f"{machine.get('cores')} cores, {machine.get('kernel')})")

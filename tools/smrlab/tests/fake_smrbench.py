@@ -1,0 +1,126 @@
+#!/usr/bin/env -S python3 -S
+"""A stand-in for smrbench that follows the contract, steered by environment variables:
+
+FAKE_LOG=path            append each invocation's arguments (one JSON list per line)
+FAKE_LIST=fail           `--list` exits 2; FAKE_LIST=<json> prints that instead of the default
+FAKE_FAIL=rec:how[,...]  for reclaimer `rec`: how = 1 (validation failure, record written),
+                         2 (bad input), crash (SIGABRT)
+FAKE_INTERRUPT=rec       for reclaimer `rec`: SIGINT the parent, then hang (as if mid-trial)
+FAKE_COMMIT=sha          env.commit of every record (default 3f9c2e1)
+FAKE_REPLAY=dir          copy the matching record (and timeline) from smrbench_records.jsonl
+                         and smrbench_timeline.csv in dir instead of synthesizing one
+"""
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+DEFAULT_LIST = {"data_structures": ["hm_list", "harris_list"],
+                "reclaimers": ["none", "qsbr", "ebr", "hp"],
+                "allocators": ["system"],
+                "compatible": [[ds, r] for ds in ["hm_list", "harris_list"]
+                               for r in ["none", "qsbr", "ebr", "hp"]
+                               if (ds, r) != ("harris_list", "hp")]}
+BASE_THROUGHPUT = {"none": 10e6, "qsbr": 9e6, "ebr": 8e6, "hp": 5e6}
+
+
+def arguments():
+    p = argparse.ArgumentParser()
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--json")
+    p.add_argument("--timeline")
+    for name in ("ds", "reclaimer", "workload", "allocator"):
+        p.add_argument(f"--{name}")
+    for name in ("threads", "trials", "seed", "key-range", "stall"):
+        p.add_argument(f"--{name}", type=int)
+    p.add_argument("--duration", type=float)
+    p.add_argument("--param", action="append", default=[])
+    return p.parse_args()
+
+
+def synthesize(a, config) -> dict:
+    throughput = BASE_THROUGHPUT.get(a.reclaimer, 7e6) * min(a.threads, 2) * (1 + a.seed % 3 / 100)
+    ops = int(throughput * a.duration)
+    robust = a.reclaimer == "hp"
+    return {
+        "ops": ops, "throughput_ops_s": throughput, "per_thread_ops": [ops // a.threads] * a.threads,
+        "latency_ns": {"p50": 100, "p99": 900, "p999": 4000, "max": 90000},
+        "peak_rss_bytes": 8_000_000 + (0 if robust else 4_000_000) * (1 + a.stall),
+        "end_rss_bytes": 7_000_000,
+        "avg_unreclaimed_per_op": None if a.reclaimer == "none" else 3.0 if robust else 40.0,
+        "peak_unreclaimed": None if a.reclaimer == "none" else 20 if robust else 900,
+        "retired": ops // 4, "freed": 0 if a.reclaimer == "none" else ops // 4 - 10,
+        "epochs": None if a.reclaimer in ("none", "hp") else 1000, "signals": None, "restarts": None,
+        "free_time_ns": None if a.reclaimer == "none" else 1_000_000, "prefill_s": 0.001}
+
+
+def replay(a, config, directory: Path):
+    wanted = {k: config[k] for k in ("ds", "reclaimer", "threads", "seed")}
+    for line in (directory / "smrbench_records.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if {k: record["config"][k] for k in wanted} == wanted:
+            break
+    else:
+        sys.exit(f"fake smrbench: no fixture record for {wanted}")
+    timeline = (directory / "smrbench_timeline.csv").read_text()
+    header = json.loads(timeline.splitlines()[0].split(" ", 3)[3])
+    if a.timeline and {k: header[k] for k in wanted} == wanted:
+        Path(a.timeline).write_text(timeline)
+    return record
+
+
+def main():
+    a = arguments()
+    if os.environ.get("FAKE_LOG"):
+        with open(os.environ["FAKE_LOG"], "a") as log:
+            log.write(json.dumps(sys.argv[1:]) + "\n")
+    if a.list:
+        listing = os.environ.get("FAKE_LIST")
+        if listing == "fail":
+            print("smrbench: unknown option --list", file=sys.stderr)
+            sys.exit(2)
+        print(listing or json.dumps(DEFAULT_LIST))
+        return
+    insert, delete, search = map(int, a.workload.split(","))
+    config = {"ds": a.ds, "reclaimer": a.reclaimer,
+              "params": dict(p.split("=", 1) for p in a.param), "threads": a.threads,
+              "duration_s": a.duration, "key_range": a.key_range,
+              "workload": {"insert": insert, "delete": delete, "search": search},
+              "allocator": a.allocator, "stalled_threads": a.stall, "seed": a.seed,
+              "prefill": a.key_range // 2}
+    failures = dict(item.split(":") for item in os.environ.get("FAKE_FAIL", "").split(",") if item)
+    how = failures.get(a.reclaimer)
+    if how == "2":
+        print(f"smrbench: unknown reclaimer '{a.reclaimer}'", file=sys.stderr)
+        sys.exit(2)
+    if how == "crash":
+        os.kill(os.getpid(), signal.SIGABRT)
+    if os.environ.get("FAKE_INTERRUPT") == a.reclaimer:
+        Path(a.json).write_text('{"schema": "smrbench/1", "trial": 0, "conf')    # half written
+        os.kill(os.getppid(), signal.SIGINT)
+        time.sleep(30)
+    if os.environ.get("FAKE_REPLAY"):
+        record = replay(a, config, Path(os.environ["FAKE_REPLAY"]))
+    else:
+        env = {"cpu": "FakeCPU", "cores": 2, "kernel": "6.1.0", "hostname": "fakehost",
+               "compiler": "g++ 12", "build_type": "Release", "flags": "-O3",
+               "commit": os.environ.get("FAKE_COMMIT", "3f9c2e1"), "allocator_version": "2.36"}
+        record = {"schema": "smrbench/1", "trial": 0, "config": config, "env": env,
+                  "metrics": synthesize(a, config),
+                  "validation": {"ok": how != "1", "detail": "key sum mismatch: 10 != 12"
+                                 if how == "1" else "ok"}}
+        if a.timeline:
+            Path(a.timeline).write_text(
+                "# smrbench-timeline 1 " + json.dumps(config) + "\nthread,kind,start_ns,end_ns,value\n"
+                "0,epoch_advance,1000,1000,2\n0,garbage,1000,1000,5\n0,batch_free,1100,5100,5\n")
+    Path(a.json).write_text(json.dumps(record) + "\n")
+    if how == "1":
+        print("smrbench: validation failed: key sum mismatch: 10 != 12", file=sys.stderr)
+        sys.exit(1)
+
+
+main()

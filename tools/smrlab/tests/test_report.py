@@ -1,0 +1,133 @@
+"""Plots and report from the fixture of smrbench output (records + a timeline), replayed
+through the fake smrbench so the store is built exactly as a real run builds it."""
+
+import json
+
+import pytest
+from conftest import FAKE, FIXTURES, lines, smrlab_process
+
+from smrlab import cli, timeline
+
+RECORDS = lines(FIXTURES / "smrbench_records.jsonl")
+
+
+def fixture_experiment() -> str:
+    """The experiment whose grid the fixture records cover (so the fixture can be replaced)."""
+    configs = [r["config"] for r in RECORDS]
+
+    def values(key):
+        return sorted({c[key] for c in configs})
+    reclaimers = list(dict.fromkeys(c["reclaimer"] for c in configs))
+    w = configs[0]["workload"]
+    return f"""
+figure = "fixture"
+description = "plots and report from recorded smrbench output"
+[grid]
+ds = {json.dumps(values("ds"))}
+reclaimer = {json.dumps(reclaimers)}
+allocator = {json.dumps(values("allocator"))}
+threads = {values("threads")}
+workload = ["{w['insert']},{w['delete']},{w['search']}"]
+key_range = {values("key_range")}
+stall = {values("stalled_threads")}
+[run]
+trials = {len(values("seed"))}
+seed = {min(values("seed"))}
+duration_s = {configs[0]["duration_s"]}
+timeline = true
+[[plots.bars]]
+metric = "peak_rss_bytes"
+[[finding]]
+text = "every trial did some work"
+kind = "bounded"
+metric = "ops"
+min = 1
+[[finding]]
+text = "an impossible claim, to see it refuted"
+kind = "ratio"
+metric = "throughput_ops_s"
+numerator = {{}}
+denominator = {{ reclaimer = "{reclaimers[0]}" }}
+max = 0
+"""
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fixture")
+    path = root / "fixture.toml"
+    path.write_text(fixture_experiment())
+    out = root / "results"
+    done = smrlab_process(["run", path, "--smrbench", FAKE, "--out", out],
+                          env={"FAKE_REPLAY": str(FIXTURES)})
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_report_is_self_contained_and_checks_findings(results_dir, capsys):
+    assert cli.main(["report", str(results_dir)]) == 0
+    path = capsys.readouterr().out.strip()
+    page = open(path).read()
+    assert path == str(results_dir / "report.html")
+    assert "<span class='badge holds'>holds here</span> every trial did some work" in page
+    assert "<span class='badge fails'>does not hold here</span> an impossible claim" in page
+    assert page.count("data:image/png;base64,") >= 5          # lines, bars, timeline, epochs
+    assert "src='plots/" not in page and "<link" not in page    # nothing outside the file
+    assert RECORDS[0]["env"]["commit"] in page and RECORDS[0]["env"]["hostname"] in page
+    assert "median [min – max]" in page and "<td class='n'>—</td>" in page   # nulls shown as —
+
+
+def test_plots_come_as_png_and_svg_including_timeline_graphs(results_dir, capsys):
+    assert cli.main(["plot", str(results_dir)]) == 0
+    written = capsys.readouterr().out.split()
+    names = {p.rsplit("/", 1)[1] for p in written}
+    for stem in ("throughput_ops_s-vs-threads", "peak_rss_bytes-vs-threads", "garbage-per-epoch",
+                 "bars-0-peak_rss_bytes"):
+        assert {f"{stem}.png", f"{stem}.svg"} <= names
+    timelines = [n for n in names if n.startswith("timeline-")]
+    assert len(timelines) == 2                 # one config has a timeline in the fixture
+    for p in written:
+        data = open(p, "rb").read()
+        assert data[:4] == b"\x89PNG" if p.endswith(".png") else b"<svg" in data[:500]
+
+
+def test_summary_is_a_throughput_table(results_dir, capsys):
+    assert cli.main(["summary", str(results_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "t=1" in out and "t=2" in out
+    for reclaimer in {r["config"]["reclaimer"] for r in RECORDS}:
+        assert f"\n{reclaimer} " in out
+
+
+def test_garbage_per_epoch_buckets_events_by_epoch_changes():
+    tl = timeline.read(FIXTURES / "smrbench_timeline.csv")
+    series = timeline.per_epoch(tl)
+    advances = tl.of_kind("epoch_advance")
+    assert series.epochs == [advances[0].value - 1] + [a.value for a in advances]
+    assert sum(series.values) == sum(e.value for e in tl.of_kind("garbage"))
+
+
+def test_per_epoch_counts_freed_nodes_without_garbage_events(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('# smrbench-timeline 1 {"reclaimer": "debra"}\n'
+                    "thread,kind,start_ns,end_ns,value\n"
+                    "0,batch_free,5,9,100\n0,epoch_advance,10,10,7\n1,batch_free,10,20,30\n"
+                    "1,batch_free,15,25,12\n1,epoch_advance,40,40,8\n0,batch_free,41,45,3\n")
+    series = timeline.per_epoch(timeline.read(path))
+    assert (series.epochs, series.values) == ([6, 7, 8], [100, 42, 3])
+    assert series.what.startswith("nodes freed")
+
+
+@pytest.mark.parametrize("body, message", [
+    ("# smrbench-timeline 2 {}\n", ":1: expected '# smrbench-timeline 1"),
+    ('# smrbench-timeline 1 {}\nthread,kind\n', ":2: expected header"),
+    ('# smrbench-timeline 1 {}\nthread,kind,start_ns,end_ns,value\n0,nap,1,2,3\n',
+     ":3: unknown kind 'nap'"),
+    ('# smrbench-timeline 1 {}\nthread,kind,start_ns,end_ns,value\n0,stall,9,2,0\n',
+     ":3: end_ns is before start_ns"),
+])
+def test_malformed_timelines_are_rejected_with_their_line(tmp_path, body, message):
+    path = tmp_path / "t.csv"
+    path.write_text(body)
+    with pytest.raises(timeline.TimelineError, match=message):
+        timeline.read(path)

@@ -1,0 +1,157 @@
+"""The runner end to end through a fake smrbench (tests/fake_smrbench.py)."""
+
+import json
+
+from conftest import FAKE, FIXTURES, TINY, lines, smrlab_process
+
+from smrlab import cli, smrbench
+from smrlab.store import Store
+
+
+TWO_TRIALS = TINY.replace("trials = 1", "trials = 2")
+
+
+def run(path, out, *extra) -> int:
+    return cli.main(["run", str(path), "--smrbench", str(FAKE), "--out", str(out), *extra])
+
+
+def test_runs_every_trial_once_then_resumes_without_redoing_any(experiment_file, tmp_path,
+                                                                fake, capsys):
+    out = tmp_path / "r"
+    path = experiment_file(TWO_TRIALS)
+    assert run(path, out) == 0
+    entries = Store(out).entries()
+    assert len(entries) == 3 * 2 * 2 and {e["status"] for e in entries} == {"ok"}
+    assert sorted(p.name for p in out.iterdir()) == ["plan.json", "trials.jsonl"]   # no tmp left
+    first = fake()
+    assert len(first) == 12
+    # interleaved: every config's trial 0 before any trial 1; seeds follow the trial index
+    trials = [int(args[args.index("--seed") + 1]) - 1 for args in first]
+    assert trials == [0] * 6 + [1] * 6
+    assert all(args[args.index("--trials") + 1] == "1" for args in first)
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["source"] == path.read_text() and len(plan["configs"]) == 6
+
+    assert run(path, out) == 0
+    assert len(fake()) == 12
+    assert "12 already in" in capsys.readouterr().err
+
+
+def test_failed_trials_are_recorded_reported_and_exit_1(experiment_file, tmp_path, fake,
+                                                        monkeypatch, capsys):
+    out = tmp_path / "r"
+    path = experiment_file()
+    monkeypatch.setenv("FAKE_FAIL", "ebr:1,hp:2,none:crash")
+    assert run(path, out) == 1
+    err = capsys.readouterr().err
+    assert err.count("\nFAILED ") == 6 and "6 of 6 trials FAILED" in err
+    by_reclaimer = {e["config"]["reclaimer"]: e for e in Store(out).entries()}
+    ebr, hp, none = by_reclaimer["ebr"], by_reclaimer["hp"], by_reclaimer["none"]
+    assert ebr["exit_code"] == 1 and ebr["error"].startswith("validation failed (exit 1): key sum")
+    assert ebr["record"]["validation"]["ok"] is False       # kept for the report
+    assert hp["error"] == "bad input (exit 2): smrbench: unknown reclaimer 'hp'"
+    assert "unknown reclaimer" in hp["stderr"] and hp["record"] is None
+    assert none["error"].startswith("crashed: killed by SIGABRT")
+
+    # failed trials count as done (a rerun must not hide a validation failure) ...
+    assert run(path, out) == 1
+    assert len(fake()) == 6
+    # ... unless asked to retry them
+    monkeypatch.delenv("FAKE_FAIL")
+    assert run(path, out, "--retry-failed") == 0
+    assert len(fake()) == 12
+
+
+def test_a_record_for_another_configuration_is_a_failure(experiment_file, tmp_path, fake,
+                                                         monkeypatch):
+    monkeypatch.setenv("FAKE_REPLAY", str(FIXTURES))        # fixture key range is not 100
+    out = tmp_path / "r"
+    assert run(experiment_file(), out) == 1
+    errors = {e["error"] for e in Store(out).entries()}
+    assert len(errors) == 1 and errors.pop().startswith("record config.key_range is ")
+
+
+def test_interrupted_run_keeps_whole_trials_and_resumes(experiment_file, tmp_path, fake):
+    out = tmp_path / "r"
+    path = experiment_file()
+    # Unshuffled order: none t1, none t2, ebr t1, ebr t2, hp t1 <- interrupted there
+    done = smrlab_process(["run", path, "--smrbench", FAKE, "--out", out],
+                          env={"FAKE_INTERRUPT": "hp"})
+    assert done.returncode == 130, done.stderr
+    assert "interrupted" in done.stderr
+    kept = lines(out / "trials.jsonl")
+    assert [(e["config"]["reclaimer"], e["config"]["threads"]) for e in kept] == \
+        [("none", 1), ("none", 2), ("ebr", 1), ("ebr", 2)]
+    assert sorted(p.name for p in out.iterdir()) == ["plan.json", "trials.jsonl"]
+
+    assert run(path, out) == 0
+    assert len(fake()) == 5 + 2            # 4 kept + 1 interrupted, then only the 2 missing
+    assert len(Store(out).entries()) == 6
+
+
+def test_refuses_to_mix_builds_unless_allowed(experiment_file, tmp_path, fake, monkeypatch,
+                                              capsys):
+    out = tmp_path / "r"
+    assert run(experiment_file(), out) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    more = experiment_file(TWO_TRIALS)
+
+    monkeypatch.setenv("FAKE_COMMIT", "another")
+    assert run(more, out) == 2
+    err = capsys.readouterr().err
+    assert "another build or machine" in err and "--allow-mixed" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before      # nothing written
+
+    assert run(more, out, "--allow-mixed") == 0
+    assert len(Store(out).identities()) == 2
+
+
+def test_capabilities_filter_the_grid_or_everything_runs(experiment_file, tmp_path, fake,
+                                                         monkeypatch, capsys):
+    text = TINY.replace('ds = ["hm_list"]', 'ds = ["hm_list", "harris_list"]') \
+        .replace('reclaimer = ["none", "ebr", "hp"]', 'reclaimer = ["ebr", "hp"]') \
+        .replace("threads = [1, 2]", 'threads = [1]\nallocator = ["system", "tcmalloc"]') \
+        .replace('reclaimer = "none"', 'reclaimer = "ebr"')
+    path = experiment_file(text)
+    assert run(path, tmp_path / "a") == 0
+    err = capsys.readouterr().err
+    assert "dropping allocator 'tcmalloc'" in err and "hp×harris_list" in err
+    assert len(fake()) == 3
+
+    monkeypatch.setenv("FAKE_LIST", "fail")
+    assert run(path, tmp_path / "b") == 0
+    assert "--list --json -` failed" in capsys.readouterr().err
+    assert len(fake()) == 3 + 8
+
+
+def test_timelines_are_kept_for_trials_that_produced_a_record(experiment_file, tmp_path, fake,
+                                                              monkeypatch):
+    monkeypatch.setenv("FAKE_FAIL", "hp:2")
+    out = tmp_path / "r"
+    path = experiment_file(TINY.replace("duration_s = 0.1", "duration_s = 0.1\ntimeline = true"))
+    assert run(path, out) == 1
+    entries = Store(out).entries()
+    kept = {e["config"]["reclaimer"] for e in entries if e["timeline"]}
+    assert kept == {"none", "ebr"}
+    for e in entries:
+        if e["timeline"]:
+            assert (out / e["timeline"]).read_text().startswith("# smrbench-timeline 1 ")
+    assert all("--timeline" in args for args in fake())
+
+
+def test_missing_smrbench_is_bad_input(experiment_file, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("SMRBENCH", raising=False)
+    code = cli.main(["run", str(experiment_file()), "--smrbench", str(tmp_path / "nope"),
+                     "--out", str(tmp_path / "r")])
+    assert code == 2 and "smrbench not found" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_allocators_without_a_library_count_as_absent(fake, monkeypatch):
+    listing = {"data_structures": ["hm_list"], "reclaimers": ["ebr"], "compatible": [["hm_list", "ebr"]],
+               "allocators": ["system", "jemalloc", "tcmalloc"],
+               "allocator_libraries": {"system": "libc", "jemalloc": "/usr/lib/libjemalloc.so.2",
+                                       "tcmalloc": None}}
+    monkeypatch.setenv("FAKE_LIST", json.dumps(listing))
+    caps, why = smrbench.capabilities(FAKE)
+    assert why == "" and caps.allocators == ["system", "jemalloc"]

@@ -1,0 +1,73 @@
+"""The results store: round trip, crash tolerance, refusal to mix builds and machines."""
+
+import pytest
+
+from smrlab.errors import BadInput
+from smrlab.store import MixedResults, Store, trial_key
+
+IDENTITY = {"build": {"commit": "abc", "compiler": "g++ 12", "build_type": "Release", "flags": "-O3"},
+            "machine": {"cpu": "X", "cores": 2, "kernel": "6.1", "hostname": "h"}}
+
+
+def entry(config_hash: str, trial: int, status: str = "ok", identity=IDENTITY) -> dict:
+    return {"key": trial_key(config_hash, trial), "config_hash": config_hash, "trial": trial,
+            "status": status, "identity": identity, "record": {"metrics": {"ops": trial}}}
+
+
+def test_round_trip_keeps_order_and_last_entry_per_key(tmp_path):
+    store = Store(tmp_path / "s")
+    store.append(entry("a", 0))
+    store.append(entry("b", 0, status="failed"))
+    store.append(entry("a", 1))
+    store.append(entry("b", 0))                 # a retried trial replaces the failed one
+    got = Store(tmp_path / "s").entries()
+    assert [(e["key"], e["status"]) for e in got] == [("a:0", "ok"), ("b:0", "ok"), ("a:1", "ok")]
+    assert got[2]["record"] == {"metrics": {"ops": 1}}
+
+
+def test_a_line_cut_by_a_crash_is_ignored_then_repaired(tmp_path):
+    store = Store(tmp_path)
+    store.append(entry("a", 0))
+    with open(store.trials_path, "a") as f:
+        f.write('{"key": "a:1", "config_ha')            # killed mid-write
+    assert [e["key"] for e in store.entries()] == ["a:0"]
+    store.append(entry("a", 2))
+    assert [e["key"] for e in store.entries()] == ["a:0", "a:2"]
+    assert store.trials_path.read_text().count("\n") == 2
+
+
+def test_a_corrupt_line_in_the_middle_is_bad_input(tmp_path):
+    store = Store(tmp_path)
+    store.append(entry("a", 0))
+    with open(store.trials_path, "a") as f:
+        f.write("garbage\n")
+    with pytest.raises(BadInput, match=r"trials.jsonl:2: not a results entry"):
+        store.entries()
+
+
+def test_plan_is_written_whole_and_read_back(tmp_path):
+    store = Store(tmp_path / "s")
+    with pytest.raises(BadInput, match="no plan.json"):
+        store.read_plan()
+    store.write_plan({"experiment": "x", "configs": []})
+    assert store.read_plan() == {"experiment": "x", "configs": []}
+    assert [p.name for p in (tmp_path / "s").iterdir()] == ["plan.json"]
+
+
+@pytest.mark.parametrize("part, key", [("build", "commit"), ("build", "flags"),
+                                       ("machine", "hostname"), ("machine", "cpu")])
+def test_refuses_another_build_or_machine_unless_allowed(tmp_path, part, key):
+    store = Store(tmp_path)
+    store.append(entry("a", 0))
+    store.check_identity(IDENTITY, allow_mixed=False)          # same: fine
+    other = {**IDENTITY, part: {**IDENTITY[part], key: "different"}}
+    with pytest.raises(MixedResults, match="--allow-mixed"):
+        store.check_identity(other, allow_mixed=False)
+    store.check_identity(other, allow_mixed=True)
+
+
+def test_failed_trials_without_record_do_not_pin_an_identity(tmp_path):
+    store = Store(tmp_path)
+    store.append(entry("a", 0, status="failed", identity=None))
+    store.check_identity(IDENTITY, allow_mixed=False)
+    assert store.identities() == []
