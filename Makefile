@@ -35,10 +35,11 @@ test-python: setup
 test: test-asan test-tsan test-release test-python
 
 # The main job: build, run the default experiment (overview), print its summary and report path.
+# A failed trial still gets its report (it says which trial failed), then fails the target.
 bench: build
-	./smrlab run overview
-	./smrlab report overview
-	./smrlab summary overview
+	@status=0; ./smrlab run overview || status=$$?; \
+	./smrlab report overview && ./smrlab summary overview || status=1; \
+	exit $$status
 
 clean:
 	rm -rf build

@@ -2,7 +2,10 @@
 //
 // Reclaimers decide *which* nodes are safe; a free policy decides *when* their memory goes
 // back to the allocator. `batch_free` frees a whole safe batch at once (the classic behaviour
-// of every batch reclaimer). A policy is instantiated per thread inside the reclaimer's handle,
+// of every batch reclaimer); `amortized_free` (Kim, Brown, Singh 2024, §3.3) parks the batch
+// and frees a few nodes at the start of each operation, which avoids the long remote-free
+// calls that large batches trigger in jemalloc and tcmalloc. A reclaimer takes either as a
+// template argument (basic_debra<amortized_free<>> is debra_af) without any change. A policy is instantiated per thread inside the reclaimer's handle,
 // so it needs no synchronization. Interface:
 //   release(limbo_bag&& safe, thread_core&)  -- nodes that no thread can reach any more
 //   on_operation(thread_core&)               -- called at the start of every operation
@@ -26,6 +29,32 @@ class batch_free {
   void on_operation(thread_core&) {}
   void flush(thread_core&) {}
   std::size_t pending() const { return 0; }
+};
+
+// Frees `PerOperation` parked nodes per operation. The paper frees them "one by one, each
+// time a data structure operation is performed"; a set or queue operation retires at most one
+// node, so one free per operation keeps up on average and two (the default) also drains what a
+// thread adopts from exited threads.
+template <unsigned PerOperation = 2>
+class amortized_free {
+  static_assert(PerOperation > 0, "amortized_free must free at least one node per operation");
+
+ public:
+  static constexpr std::string_view suffix = "_af";
+
+  void release(limbo_bag&& safe, thread_core&) { parked_.splice(std::move(safe)); }
+  void on_operation(thread_core& tc) {
+    for (unsigned i = 0; i < PerOperation; ++i) {
+      retired_node* n = parked_.pop_front();
+      if (n == nullptr) return;
+      tc.free_one(n);
+    }
+  }
+  void flush(thread_core& tc) { tc.free_now(parked_.take_all()); }
+  std::size_t pending() const { return parked_.size(); }
+
+ private:
+  limbo_bag parked_;
 };
 
 }  // namespace smr::core

@@ -40,6 +40,28 @@ class thread_core {
     record(event_kind::batch_free, start, end, n);
   }
 
+  // Frees one safe node (amortized free). Timing every call would cost as much as the free
+  // itself, so one call in `free_sample_every` is timed and counted for the whole sample;
+  // with a timeline, every call is timed and the long ones are recorded (Epochs Fig. 9).
+  static constexpr unsigned free_sample_every = 64;
+  static constexpr std::uint64_t long_free_ns = 100'000;
+
+  void free_one(retired_node* node) {
+    const bool timed = timeline_ != nullptr || ++free_calls_ % free_sample_every == 0;
+    if (!timed) {
+      free_node(node);
+    } else {
+      const std::uint64_t start = monotonic_ns();
+      free_node(node);
+      const std::uint64_t took = monotonic_ns() - start;
+      stats_->free_time_ns.add(timeline_ != nullptr ? took : took * free_sample_every);
+      if (took >= long_free_ns) record(event_kind::free_call, start, start + took, took);
+    }
+    stats_->freed.add();
+    flush_gauge();
+    gauge_->add(-1);
+  }
+
   void record(event_kind kind, std::uint64_t start, std::uint64_t end, std::uint64_t value) {
     if (timeline_ != nullptr) timeline_->record(kind, start, end, value);
   }
@@ -62,6 +84,7 @@ class thread_core {
   unreclaimed_gauge* gauge_;
   timeline_buffer* timeline_;
   std::int64_t pending_retired_ = 0;
+  std::uint64_t free_calls_ = 0;
 };
 
 }  // namespace smr::core
