@@ -95,6 +95,14 @@ class thread_registry {
     return reinterpret_cast<entry*>(&s)->owned.load(mo_acquire);
   }
 
+  // The slot with id `id`, for schemes that visit one slot at a time (DEBRA's round). Requires
+  // id < a value high_water() returned, so the chunk holding it is published.
+  Slot& slot_at(std::size_t id) {
+    chunk* c = head_.load(mo_acquire);  // acquire: as in for_each(), the chunk is built
+    for (std::size_t hops = id / chunk_slots; hops > 0; --hops) c = c->next.load(mo_acquire);
+    return c->entries[id % chunk_slots].slot;
+  }
+
   std::size_t high_water() const { return high_water_.load(mo_acquire); }
   std::size_t active_threads() const { return active_.load(mo_relaxed); }
 

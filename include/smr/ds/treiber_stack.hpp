@@ -5,9 +5,12 @@
 // Protection of the popped node also rules out ABA: it cannot be freed and reused while held.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
+#include "smr/core/chaos.hpp"
 #include "smr/core/compat_check.hpp"
 #include "smr/core/handle_base.hpp"
 #include "smr/core/traits.hpp"
@@ -41,6 +44,7 @@ class treiber_stack {
     core::marked_ptr<node> top = top_.load(core::mo_relaxed);
     for (;;) {
       n->next.store(top, core::mo_relaxed);
+      core::chaos_point();
       // release: publishes the node's contents to readers that acquire the top.
       if (top_.compare_exchange_strong(top, core::marked_ptr<node>(n), core::mo_release)) return;
     }
@@ -58,6 +62,7 @@ class treiber_stack {
       // top is protected (or reserved): reading its immutable next is safe.
       core::marked_ptr<node> next = top->next.load(core::mo_relaxed);
       core::marked_ptr<node> expected(top);
+      core::chaos_point();
       // acquire on success is not needed: we already read top's contents under protection.
       if (top_.compare_exchange_strong(expected, next, core::mo_relaxed)) {
         T value = top->value;
@@ -72,6 +77,22 @@ class treiber_stack {
   void for_each_unsafe(F&& fn) const {
     for (node* n = top_.load(core::mo_relaxed).get(); n != nullptr; n = n->next.load(core::mo_relaxed).get())
       fn(n->value);
+  }
+
+  std::size_t size_unsafe() const {
+    std::size_t n = 0;
+    for_each_unsafe([&](const T&) { ++n; });
+    return n;
+  }
+
+  // Empty if no link is marked (the stack never marks one).
+  std::string check_invariants_unsafe() const {
+    std::size_t index = 0;
+    for (core::marked_ptr<node> p = top_.load(core::mo_relaxed); p.get() != nullptr; ++index) {
+      if (p.marked()) return "marked link at position " + std::to_string(index);
+      p = p->next.load(core::mo_relaxed);
+    }
+    return {};
   }
 
  private:

@@ -5,15 +5,16 @@
 // global epoch, which succeeds only if every thread inside a critical region has announced
 // the current epoch. Retired nodes wait in three epoch-tagged limbo bags.
 //
-// Why it is safe (proof sketch): a thread announces epoch a and then, after a seq_cst fence,
-// re-reads the global epoch until it equals a; from then until it leaves, the global epoch is
-// at most a + 1 (the advance a+1 -> a+2 needs its announcement to read a+1). So a node it
-// unlinks during the operation was unlinked while the global epoch was <= a + 1; it is tagged
-// a + 1 (core/epoch_limbo.hpp) and freed once the global epoch reaches a + 3. That advance
-// required every thread in a critical region to announce a + 2 after a fence that follows the
-// advance to a + 2, i.e. to have entered after the unlink; threads that had the node before
-// the unlink had left their critical regions, and their exit stores (release) were read by the
-// advancer (acquire), whose CAS (release) the freeing thread read (acquire).
+// Why it is safe (proof sketch; the lemma and theorem are in core/epoch_clock.hpp): a thread
+// announces epoch a (release store), runs a seq_cst fence, and re-reads the global epoch until
+// it equals a; from then until it leaves, the global epoch is at most a + 1 (the advance
+// a+1 -> a+2 needs its announcement to read a+1). So a node it unlinks during the operation was
+// unlinked while the global epoch was <= a + 1; it is tagged a + 1 (core/epoch_limbo.hpp) and
+// freed once the global epoch reaches a + 3. That advance required every thread in a critical
+// region to announce a + 2 after a fence that follows the advance to a + 2, i.e. to have entered
+// after the unlink; threads that had the node before the unlink had left their critical
+// regions, and their exit stores or later announcements (release) were read by the advancer
+// (acquire), whose CAS (release) the freeing thread read (acquire).
 //
 // When not to use it: a thread stalled inside a critical region stops all reclamation
 // (unbounded garbage: see bounded_garbage below); prefer hp, ibr_2ge or nbr where threads can be
@@ -24,9 +25,9 @@
 #include <string_view>
 
 #include "smr/core/atomic.hpp"
-#include "smr/core/epoch_limbo.hpp"
+#include "smr/core/epoch_clock.hpp"
+#include "smr/core/epoch_handle.hpp"
 #include "smr/core/free_policy.hpp"
-#include "smr/core/handle_base.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
 #include "smr/core/traits.hpp"
@@ -64,104 +65,49 @@ class basic_ebr {
   class guard;
 
   core::stats_snapshot stats() { return core_.stats(); }
-  std::uint64_t epoch() const { return epoch_.load(core::mo_acquire); }
+  std::uint64_t epoch() const { return clock_.now(); }
   unsigned protect_slots() const { return 0; }
 
  private:
-  static constexpr std::uint64_t inactive = 0;  // announcement of a thread outside any region
-
   struct slot {
-    // (epoch << 1) | 1 while in a critical region, `inactive` otherwise.
-    core::atomic<std::uint64_t> announce{inactive};
+    // epoch_clock::active(epoch) while in a critical region, quiescent() outside.
+    core::atomic<std::uint64_t> announce{core::epoch_clock::quiescent()};
     core::thread_stats stats;
   };
 
-  // Tries to advance from `e`: succeeds only if every thread in a critical region announced e.
-  bool try_advance(std::uint64_t e, core::thread_core& tc) {
-    // seq_cst fence: pairs with the fence in enter() (store-load / Dekker): either we see a
-    // thread's announcement, or it sees our epoch and the unlinks that preceded it.
-    core::fence(core::mo_seq_cst);
-    bool all_current = true;
-    core_.registry().for_each([&](slot& s, std::size_t) {
-      // acquire: a thread's exit store (release) makes its region's reads happen before us.
-      const std::uint64_t a = s.announce.load(core::mo_acquire);
-      if (a != inactive && (a >> 1) != e) all_current = false;
-    });
-    if (!all_current) return false;
-    // acq_rel: release publishes the chain above to threads that read the new epoch (acquire).
-    if (epoch_.compare_exchange_strong(e, e + 1, core::mo_acq_rel)) {
-      tc.stats().epochs.add();
-      tc.record_instant(core::event_kind::epoch_advance, e + 1);
-      return true;
-    }
-    return false;
-  }
-
   config cfg_;
   core::domain_core<slot> core_;
-  alignas(core::cache_line) core::atomic<std::uint64_t> epoch_{1};
+  core::epoch_clock clock_;
 
  public:
-  class handle : public core::handle_base<slot, FreePolicy> {
-    using base = core::handle_base<slot, FreePolicy>;
+  class handle : public core::epoch_handle_base<slot, FreePolicy> {
+    using base = core::epoch_handle_base<slot, FreePolicy>;
 
    public:
-    explicit handle(basic_ebr& d) : base(d.core_), domain_(&d) {}
-    ~handle() {
-      // Outside any region: reclaim what is already safe, hand the rest to the domain.
-      this->release_safe(limbo_.collect(domain_->epoch_.load(core::mo_acquire)));
-      this->domain_core_ref().donate(limbo_.take_all());
-    }
+    // Outside any region at destruction: the base frees what is safe and donates the rest.
+    explicit handle(basic_ebr& d) : base(d.core_, d.clock_), domain_(&d) {}
 
     guard begin_op() { return guard(*this); }
-    std::size_t unreclaimed() const { return limbo_.size() + this->free_.pending(); }
 
    private:
     friend class guard;
 
     void enter() {
       this->free_.on_operation(this->tc());
-      slot& s = this->slot();
-      std::uint64_t e = domain_->epoch_.load(core::mo_acquire);
-      for (;;) {
-        s.announce.store((e << 1) | 1, core::mo_relaxed);
-        // seq_cst fence: our announcement is visible before any read of shared nodes and
-        // before the re-read below (pairs with the fence in try_advance).
-        core::fence(core::mo_seq_cst);
-        const std::uint64_t now = domain_->epoch_.load(core::mo_acquire);
-        if (now == e) break;
-        e = now;
-      }
-      if (e != local_epoch_) {
-        local_epoch_ = e;
-        this->tc().record_instant(core::event_kind::garbage, limbo_.size());
-        this->release_safe(limbo_.collect(e));
-        adopt_orphans();
-      }
+      core::epoch_clock& clock = domain_->clock_;
+      // Announce, fence, re-read (epoch_clock::announce): the critical region starts here.
+      const std::uint64_t e = clock.announce(this->slot().announce, clock.now());
+      this->observe(e);
+      this->announced(e);
       if (++entries_ >= domain_->cfg_.advance_every) {
         entries_ = 0;
-        domain_->try_advance(e, this->tc());
+        clock.try_advance(e, domain_->core_.registry(), this->tc());
       }
     }
 
-    void exit() {
-      // release: everything this region read happens before an advancer that sees us leave.
-      this->slot().announce.store(inactive, core::mo_release);
-    }
-
-    void retire(core::retired_node* n) {
-      limbo_.retire(n, local_epoch_ + 1);
-      this->tc().note_retired();
-    }
-
-    void adopt_orphans() {
-      core::limbo_bag orphans = this->domain_core_ref().adopt();
-      while (core::retired_node* n = orphans.pop_front()) limbo_.retire(n, local_epoch_ + 1);
-    }
+    void exit() { core::epoch_clock::quiesce(this->slot().announce); }
 
     basic_ebr* domain_;
-    core::epoch_limbo limbo_;
-    std::uint64_t local_epoch_ = 0;
     unsigned entries_ = 0;
   };
 

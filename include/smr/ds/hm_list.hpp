@@ -1,0 +1,282 @@
+// Harris-Michael ordered list set: Michael, "High performance dynamic lock-free hash tables and
+// list-based sets" (SPAA 2002), after Harris (DISC 2001). The restart-from-root variant
+// (`hm_list_rr`) is the form the NBR paper uses in its experiment E4 (Singh et al. 2021, §5.2).
+//
+// Algorithm: a sorted, null-terminated singly linked list. remove marks the low bit of the
+// victim's next link (logical deletion, the linearization point), then unlinks it with a CAS
+// on its predecessor's link. search unlinks every marked node it meets (an auxiliary write) and
+// retires it; Michael's search then continues from the same predecessor, the _rr variant
+// restarts from the head instead. Whoever's unlink CAS succeeds retires the node, once.
+//
+// Meeting the reclaimer: every traversal is one read phase that ends in reserve(pred, cur,
+// next); the CASes (insert, mark, unlink) form the write phase that follows it, and after an
+// auxiliary unlink a new read phase starts (from pred, or from the head for _rr). Slot-based
+// protection uses three slots that rotate as the window moves (no copies): protect() of a
+// link validates that the link still holds the value read, mark included, so a successor read
+// unmarked from a protected node was reachable at that moment (a node is always marked before
+// it is unlinked). A marked successor is only used as a CAS operand, never dereferenced, and a
+// CAS expecting an unmarked `cur` fails if pred was marked meanwhile; every failed CAS restarts
+// from the head.
+//
+// Requirements: keys are copyable and ordered by operator<; three protection slots; searches
+// only pass through validated nodes; continues_after_write unless restart-from-root, so only
+// the _rr variant is accepted by NBR.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "smr/core/chaos.hpp"
+#include "smr/core/compat_check.hpp"
+#include "smr/core/handle_base.hpp"
+#include "smr/core/marked_ptr.hpp"
+#include "smr/core/node.hpp"
+#include "smr/core/traits.hpp"
+
+namespace smr {
+
+namespace detail {
+
+// One Harris-Michael list on its own head link: the algorithm, shared by hm_list (one chain)
+// and hash_map (one chain per bucket). Every operation runs inside the caller's guard.
+template <class K, class R, bool RestartFromRoot>
+class hm_chain {
+ public:
+  static constexpr ds_requirements requirements{
+      .traverses_unlinked_nodes = false,
+      .continues_after_write = !RestartFromRoot,
+      .protect_slots = 3,
+  };
+
+  hm_chain() = default;
+  hm_chain(const hm_chain&) = delete;
+  hm_chain& operator=(const hm_chain&) = delete;
+  // Single-threaded: frees every node still linked (retired ones belong to the reclaimer).
+  ~hm_chain() {
+    node* n = head_.load(core::mo_relaxed).get();
+    while (n != nullptr) {
+      node* next = n->next.load(core::mo_relaxed).get();
+      core::free_node(n);
+      n = next;
+    }
+  }
+
+  template <class G>
+  bool insert(G& g, const K& key) {
+    node* fresh = nullptr;  // allocated once, kept across retries
+    for (;;) {
+      const window w = search(g, key);
+      if (w.cur != nullptr && !(key < w.cur->key)) {
+        if (fresh != nullptr) g.dispose(fresh);
+        return false;
+      }
+      if (fresh == nullptr) fresh = g.template create<node>(key);
+      fresh->next.store(mptr(w.cur), core::mo_relaxed);  // published by the CAS below
+      core::chaos_point();
+      mptr expected(w.cur);
+      // release: publishes the new node (and, transitively, what we read to find cur).
+      if (w.prev->compare_exchange_strong(expected, mptr(fresh), core::mo_release)) return true;
+    }
+  }
+
+  template <class G>
+  bool remove(G& g, const K& key) {
+    for (;;) {
+      const window w = search(g, key);
+      if (w.cur == nullptr || key < w.cur->key) return false;
+      core::chaos_point();
+      mptr expected(w.next);
+      // Logical deletion. relaxed: publishes nothing; as an RMW it extends the release sequence
+      // of the write that installed `next`, so readers of the marked link still see next built.
+      if (!w.cur->next.compare_exchange_strong(expected, mptr(w.next, true), core::mo_relaxed))
+        continue;  // cur changed or was removed by someone else: search again
+      core::chaos_point();
+      expected = mptr(w.cur);
+      // release: readers that now reach `next` through pred must see it built (we acquired it).
+      if (w.prev->compare_exchange_strong(expected, mptr(w.next), core::mo_release)) {
+        g.retire(w.cur);
+      } else {
+        search(g, key);  // Michael: a search unlinks it (by us or a helper) before returning
+      }
+      return true;
+    }
+  }
+
+  template <class G>
+  bool contains(G& g, const K& key) {
+    const window w = search(g, key);
+    return w.cur != nullptr && !(key < w.cur->key);
+  }
+
+  // ---- single-threaded inspection (after a run) ----
+
+  template <class F>
+  void for_each_unsafe(F&& fn) const {
+    for (node* n = head_.load(core::mo_relaxed).get(); n != nullptr;
+         n = n->next.load(core::mo_relaxed).get())
+      fn(static_cast<const K&>(n->key));
+  }
+
+  std::size_t size_unsafe() const {
+    std::size_t n = 0;
+    for_each_unsafe([&](const K&) { ++n; });
+    return n;
+  }
+
+  // Empty if: strictly sorted (which also rules out cycles), no marked node reachable, and
+  // in_place(key) holds for every key (the hash map's bucket check).
+  template <class InPlace>
+  std::string check_unsafe(InPlace&& in_place) const {
+    if (head_.load(core::mo_relaxed).marked()) return "head link is marked";
+    std::size_t index = 0;
+    const node* prev = nullptr;
+    for (const node* n = head_.load(core::mo_relaxed).get(); n != nullptr; ++index) {
+      const mptr next = n->next.load(core::mo_relaxed);
+      if (next.marked()) return "marked node reachable at position " + std::to_string(index);
+      if (prev != nullptr && !(prev->key < n->key))
+        return "keys not strictly increasing at position " + std::to_string(index);
+      if (!in_place(n->key)) return "key in the wrong place at position " + std::to_string(index);
+      prev = n;
+      n = next.get();
+    }
+    return {};
+  }
+
+ private:
+  struct node : R::node_base {
+    explicit node(const K& k) : key(k) {}
+    const K key;
+    typename R::template atomic_ptr<node> next;
+  };
+  using link = typename R::template atomic_ptr<node>;
+  using mptr = core::marked_ptr<node>;
+
+  // pred -> cur -> next, with the slots protecting each. pred is null when prev is head_.
+  struct window {
+    link* prev;
+    node* pred;
+    node* cur;
+    node* next;
+    unsigned sp, sc, sn;
+  };
+  enum class outcome { found, unlink };
+  struct scan {
+    window w;
+    outcome what;
+  };
+
+  window from_head() { return window{&head_, nullptr, nullptr, nullptr, 0, 1, 2}; }
+
+  // Returns pred, cur with pred->key < key <= cur->key (cur null at the end), both unmarked
+  // when read, unlinking marked nodes on the way.
+  template <class G>
+  window search(G& g, const K& key) {
+    window start = from_head();
+    bool at_head = true;
+    for (;;) {
+      // The read phase only reads `start`/`at_head`, so NBR may restart it at will.
+      const scan r = g.read_phase([&] {
+        const scan s = traverse(g, key, start, at_head);
+        g.reserve(s.w.pred, s.w.cur, s.w.next);
+        return s;
+      });
+      if (r.what == outcome::found) return r.w;
+      // Write phase: help unlink the marked cur (its next is frozen by the mark).
+      core::chaos_point();
+      mptr expected(r.w.cur);
+      // release: readers that reach `next` through pred must see it built (we acquired it).
+      if (r.w.prev->compare_exchange_strong(expected, mptr(r.w.next), core::mo_release)) {
+        g.retire(r.w.cur);
+        if constexpr (!RestartFromRoot) {
+          // Michael: go on from pred with cur = next. next was reachable at our CAS, after its
+          // protection was published, so it is still protected; cur's slot becomes free.
+          start = window{r.w.prev, r.w.pred, r.w.next, nullptr, r.w.sp, r.w.sn, r.w.sc};
+          at_head = false;
+          continue;
+        }
+      }
+      start = from_head();  // failed CAS (pred changed or got marked), or the _rr variant
+      at_head = true;
+    }
+  }
+
+  // One read phase: walks from `start` until the target window or a marked node.
+  template <class G>
+  scan traverse(G& g, const K& key, const window& start, bool at_head) {
+    window w = start;
+    // head_ is never marked; a start inside the list already holds a protected cur.
+    if (at_head) w.cur = g.protect(w.sc, head_).get();
+    for (;;) {
+      if (w.cur == nullptr) return {w, outcome::found};
+      // cur is protected and was reachable when read unmarked from pred: deref is safe.
+      const mptr next = g.protect(w.sn, w.cur->next);
+      w.next = next.get();
+      if (next.marked()) return {w, outcome::unlink};
+      if (!(w.cur->key < key)) return {w, outcome::found};
+      // Advance: next was read unmarked from cur, so it was reachable when protected.
+      w.prev = &w.cur->next;
+      w.pred = w.cur;
+      w.cur = w.next;
+      const unsigned freed = w.sp;
+      w.sp = w.sc;
+      w.sc = w.sn;
+      w.sn = freed;
+    }
+  }
+
+  link head_;
+};
+
+}  // namespace detail
+
+template <class K, class R, bool RestartFromRoot = false>
+class hm_list {
+  using chain = detail::hm_chain<K, R, RestartFromRoot>;
+
+ public:
+  static constexpr std::string_view name = RestartFromRoot ? "hm_list_rr" : "hm_list";
+  static constexpr ds_requirements requirements = chain::requirements;
+  using handle = typename R::handle;
+  using key_type = K;
+
+  explicit hm_list(R& domain) {
+    // In the constructor, not the class body, so compatible_v can query `requirements` of an
+    // incompatible pair without tripping the refusal.
+    static_assert(core::check_compatible<R, requirements>::value);
+    core::require_protect_slots(domain, requirements.protect_slots, name.data());
+  }
+  hm_list(const hm_list&) = delete;
+  hm_list& operator=(const hm_list&) = delete;
+
+  bool insert(handle& h, const K& key) {
+    auto g = h.begin_op();
+    return chain_.insert(g, key);
+  }
+  bool remove(handle& h, const K& key) {
+    auto g = h.begin_op();
+    return chain_.remove(g, key);
+  }
+  bool contains(handle& h, const K& key) {
+    auto g = h.begin_op();
+    return chain_.contains(g, key);
+  }
+
+  template <class F>
+  void for_each_unsafe(F&& fn) const {
+    chain_.for_each_unsafe(fn);
+  }
+  std::size_t size_unsafe() const { return chain_.size_unsafe(); }
+  std::string check_invariants_unsafe() const {
+    return chain_.check_unsafe([](const K&) { return true; });
+  }
+
+ private:
+  chain chain_;
+};
+
+// The restart-from-root variant: the only form NBR accepts.
+template <class K, class R>
+using hm_list_rr = hm_list<K, R, true>;
+
+}  // namespace smr

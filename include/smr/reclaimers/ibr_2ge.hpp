@@ -1,0 +1,303 @@
+// IBR-2GE: two-global-epochs interval-based reclamation, Wen et al. (2018) §3.3 (Figs. 4-6).
+//
+// What it is: a global era advances every `epoch_frequency` allocations of a thread. Every
+// node records its birth era (create) and retire era (retire). During an operation a thread
+// reserves an interval of eras [lower, upper]: begin_op sets both to the current era, and every
+// protect() raises upper to the era current when the pointer was read. A retired node may be
+// freed once its lifetime [birth, retire] meets no reserved interval (birth <= upper and
+// retire >= lower means conflict). The node header carries both eras; the links are plain
+// marked pointers (no born_before tag, unlike TagIBR).
+//
+// Why it is safe (paper §4.2, restated for C++ rather than sequential consistency). Take a
+// reader R whose protect() returns node B, and a thread T that unlinks B (U) and retires it.
+//  protect (Fig. 6, in the order of the paper's artifact): load the link (L, acquire), load
+//  the era; return only if the era equals the upper bound already published, and otherwise
+//  publish it (release), run fence X (seq_cst) and read the link again. So when L returns B,
+//  R's current `upper` was stored before a fence X that precedes L.
+//  (a) birth(B) <= upper: the creator read birth(B) from the era before publishing B, and L
+//      acquires that publication, so R's later era load reads birth(B) or a later era, and that
+//      load equals upper.
+//  (b) retire(B) >= lower: retire runs fence Z (seq_cst) after U and then reads the era. If it
+//      read an era older than R's begin_op read (lower), Z would precede X in S (both era loads
+//      are ordered by the era's modification order), and then L, after X, would observe U and
+//      not return B. (The unlink must happen before retire, as every structure guarantees.)
+//  (c) the scan sees the reservation: T's scan runs fence Y (seq_cst) before reading
+//      reservations. L read B before U overwrote the link, so X precedes Y in S, and Y's
+//      loads observe R's stores before X or later ones. Later values only come from later in
+//      R's operation (upper only grows) or from its end_op and later operations, and all
+//      reservation stores are releases read by acquire loads, so R's accesses to B happen
+//      before the free. begin_op publishes upper before lower and end_op clears lower first,
+//      and a slot whose lower is `none` reserves nothing: R has read nothing at that point
+//      (its first protect fences after both stores), or no longer uses what it read.
+//  The era itself carries no data: only its modification order matters, so its accesses are
+//  relaxed.
+//
+// Bounds (Theorem 2): a thread allocates at most epoch_frequency nodes per era it advances, so
+// a stalled reservation [lower, upper] pins only nodes born by `upper`: finitely many. Scans
+// every `empty_frequency` retirements keep each bag within empty_frequency of what is pinned.
+// A thread that runs one operation forever (starved, not stalled) pins more and more (§4.3.1).
+//
+// When not to use it: searches that pass through unlinked nodes (NBR Table 1: protect() must
+// read each node from a link while the node is reachable); nodes not allocated through
+// create() get birth era 0 and are pinned by every overlapping reservation (safe, less precise).
+//
+// Usage contract: one guard per handle at a time; retire only nodes already unlinked.
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "smr/core/atomic.hpp"
+#include "smr/core/free_policy.hpp"
+#include "smr/core/guard_base.hpp"
+#include "smr/core/handle_base.hpp"
+#include "smr/core/marked_ptr.hpp"
+#include "smr/core/node.hpp"
+#include "smr/core/traits.hpp"
+
+namespace smr {
+
+// The IBR node header: the limbo link plus the node's lifetime in eras. Written by the owning
+// thread before the node is published (birth) or after it is unlinked (retire) and read only
+// by whoever holds the node in limbo, so the fields need no atomics.
+struct ibr_2ge_node : core::retired_node {
+  std::uint64_t birth_era = 0;  // 0 (not made by create) is conservative: born before all
+  std::uint64_t retire_era = 0;
+};
+
+struct ibr_2ge_config {
+  // k: allocations between era advances. As in §5 the period is k x registered threads when
+  // scaled (k = 150 there), so the era advances at the same rate for every thread count.
+  unsigned epoch_frequency = 150;
+  bool scale_epoch_frequency = true;
+  unsigned empty_frequency = 30;  // retirements between scans (§5: k = 30)
+  core::timeline* timeline = nullptr;
+};
+
+template <class FreePolicy = core::batch_free>
+class basic_ibr_2ge {
+ public:
+  using config = ibr_2ge_config;
+  using node_base = ibr_2ge_node;
+  template <class T>
+  using atomic_ptr = core::atomic_marked_ptr<T>;
+
+  static constexpr std::string_view base_name = "ibr_2ge";
+  static constexpr reclaimer_traits traits{
+      .protects_unlinked_traversal = false,
+      .continues_after_write = true,
+      .bounded_garbage = true,
+      .slot_based_protection = false,
+      .metrics = {.epochs = true},
+  };
+
+  explicit basic_ibr_2ge(config cfg = {}) : cfg_(cfg), core_(cfg.timeline) {
+    if (cfg_.epoch_frequency == 0) cfg_.epoch_frequency = 1;
+    if (cfg_.empty_frequency == 0) cfg_.empty_frequency = 1;
+  }
+
+  class handle;
+  class guard;
+
+  core::stats_snapshot stats() { return core_.stats(); }
+  std::uint64_t era() const { return era_.load(core::mo_relaxed); }
+  unsigned protect_slots() const { return 0; }
+
+ private:
+  static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+  // A handle's "upper published and fenced" value before its first protect(): no era equals it.
+  static constexpr std::uint64_t unfenced = 0;
+
+  struct slot {
+    // The reserved interval; [none, none] outside operations (conflicts with no node).
+    core::atomic<std::uint64_t> lower{none};
+    core::atomic<std::uint64_t> upper{none};
+    core::thread_stats stats;
+  };
+
+  struct interval {
+    std::uint64_t lower, upper;
+  };
+
+  std::uint64_t epoch_period() {
+    std::uint64_t p = cfg_.epoch_frequency;
+    if (cfg_.scale_epoch_frequency) p *= std::max<std::size_t>(1, core_.registry().active_threads());
+    return p;
+  }
+
+  config cfg_;
+  core::domain_core<slot> core_;
+  // Eras start at 1 so that `unfenced` (0) is never a current era.
+  alignas(core::cache_line) core::atomic<std::uint64_t> era_{1};
+
+ public:
+  class handle : public core::handle_base<slot, FreePolicy> {
+    using base = core::handle_base<slot, FreePolicy>;
+
+   public:
+    explicit handle(basic_ibr_2ge& d) : base(d.core_), domain_(&d) {}
+    ~handle() {
+      assert(!in_op_ && "a guard outlived its handle");
+      // Our reservation is [none, none]: free what nobody reserves, hand the rest over.
+      scan();
+      this->domain_core_ref().donate(limbo_.take_all());
+    }
+
+    guard begin_op() { return guard(*this); }
+    std::size_t unreclaimed() const { return limbo_.size() + this->free_.pending(); }
+
+   private:
+    friend class guard;
+
+    void enter() {
+      assert(!in_op_ && "one guard per handle at a time");
+      in_op_ = true;
+      this->free_.on_operation(this->tc());
+      const std::uint64_t e = domain_->era_.load(core::mo_relaxed);
+      if (e != seen_era_) {
+        seen_era_ = e;
+        this->tc().record_instant(core::event_kind::garbage, limbo_.size());
+      }
+      slot& s = this->slot();
+      // upper first: while lower is still `none` the slot reserves nothing, which is right
+      // because we have read nothing yet. The other order would publish [e, none] for as long
+      // as we were preempted in between: every node retired since e pinned, as in EBR.
+      // release (both): a scanner that reads these (acquire) sees our previous operation's
+      // end, so that operation's accesses happen before its frees; (c) in the header.
+      s.upper.store(e, core::mo_release);
+      s.lower.store(e, core::mo_release);
+      // No fence yet: the first protect() publishes and fences (X) before returning a node.
+      upper_ = unfenced;
+    }
+
+    void exit() {
+      slot& s = this->slot();
+      // lower first, for the same reason as in enter(): [none, x] reserves nothing.
+      // release: our accesses to reserved nodes happen before a scanner that reads `none`.
+      s.lower.store(none, core::mo_release);
+      s.upper.store(none, core::mo_release);
+      in_op_ = false;
+    }
+
+    // Raises the published upper bound to e, then fence X; protect() then re-reads its link.
+    void reserve_upper(std::uint64_t e) {
+      // release: see enter(); (c) in the header.
+      this->slot().upper.store(e, core::mo_release);
+      // seq_cst fence (X): the reservation is visible before the link is read again; pairs
+      // with fence Y in scan() (c) and fence Z in retire() (b).
+      core::fence(core::mo_seq_cst);
+      upper_ = e;
+    }
+
+    // alloc() of Fig. 4: counts allocations, advances the era, returns the birth era.
+    std::uint64_t on_create() {
+      if (++allocs_ >= domain_->epoch_period()) {
+        allocs_ = 0;
+        const std::uint64_t e = domain_->era_.fetch_add(1, core::mo_relaxed) + 1;
+        this->tc().stats().epochs.add();
+        this->tc().record_instant(core::event_kind::epoch_advance, e);
+      }
+      return domain_->era_.load(core::mo_relaxed);
+    }
+
+    void retire(ibr_2ge_node* n) {
+      // seq_cst fence (Z): the unlink that preceded this call is ordered before the era read;
+      // pairs with fence X in protect(), (b) in the header.
+      core::fence(core::mo_seq_cst);
+      n->retire_era = domain_->era_.load(core::mo_relaxed);
+      limbo_.push(n);
+      this->tc().note_retired();
+      if (++retires_ >= domain_->cfg_.empty_frequency) {
+        retires_ = 0;
+        scan();
+      }
+    }
+
+    // empty() of Fig. 5, over this thread's bag and any adopted orphans.
+    void scan() {
+      limbo_.splice(this->domain_core_ref().adopt());
+      if (limbo_.empty()) return;
+      // seq_cst fence (Y): every node in limbo was retired (and so unlinked) before it; pairs
+      // with fence X in protect(), (c) in the header.
+      core::fence(core::mo_seq_cst);
+      reserved_.clear();
+      domain_->core_.registry().for_each([&](slot& s, std::size_t) {
+        for (;;) {
+          // acquire (both): pairs with the release reservation stores, (c) in the header.
+          const std::uint64_t lo = s.lower.load(core::mo_acquire);
+          if (lo == none) return;  // outside an operation, or entering one: nothing read yet
+          const std::uint64_t hi = s.upper.load(core::mo_acquire);
+          // Same lower before and after: hi belongs to the operation that set it, or to one
+          // that began in the same era (the acquire above keeps this load after it). A mixed
+          // pair would be safe but could pin every node retired while we were preempted
+          // between the two loads.
+          if (s.lower.load(core::mo_relaxed) == lo) {
+            reserved_.push_back({lo, hi});
+            return;
+          }
+        }
+      });
+      this->release_safe(limbo_.extract_if([&](const core::retired_node* r) {
+        const auto* n = static_cast<const ibr_2ge_node*>(r);
+        for (const interval& iv : reserved_)
+          if (n->birth_era <= iv.upper && n->retire_era >= iv.lower) return false;
+        return true;
+      }));
+    }
+
+    basic_ibr_2ge* domain_;
+    core::limbo_bag limbo_;
+    std::vector<interval> reserved_;
+    std::uint64_t upper_ = unfenced;  // our published upper bound, once fenced
+    std::uint64_t seen_era_ = 0;
+    std::uint64_t allocs_ = 0;
+    unsigned retires_ = 0;
+    bool in_op_ = false;
+  };
+
+  class guard : public core::guard_base<guard> {
+   public:
+    explicit guard(handle& h) : h_(&h) { h.enter(); }
+    ~guard() { h_->exit(); }
+    guard(const guard&) = delete;
+    guard& operator=(const guard&) = delete;
+
+    // Fig. 6: the pointer is returned only if it was read after an upper bound equal to the
+    // current era was published and fenced.
+    template <class T>
+    core::marked_ptr<T> protect(unsigned, const atomic_ptr<T>& src) {
+      for (;;) {
+        // acquire: pairs with the release that published the node (and its birth era), (a).
+        const core::marked_ptr<T> p = src.load(core::mo_acquire);
+        // relaxed: the acquire above keeps this load after it, which is all (a) needs.
+        const std::uint64_t e = h_->domain_->era_.load(core::mo_relaxed);
+        if (e == h_->upper_) return p;
+        h_->reserve_upper(e);
+      }
+    }
+
+    template <class T, class... Args>
+    T* create(Args&&... args) {
+      T* n = core::construct_node<T>(std::forward<Args>(args)...);
+      n->birth_era = h_->on_create();
+      return n;
+    }
+
+    void retire(node_base* n) { h_->retire(n); }
+
+   private:
+    handle* h_;
+  };
+
+  handle attach() { return handle(*this); }
+};
+
+using ibr_2ge = basic_ibr_2ge<>;
+
+}  // namespace smr

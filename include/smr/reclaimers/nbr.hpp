@@ -1,0 +1,441 @@
+// NBR: neutralization-based reclamation (Singh, Brown, Mashtizadeh, PPoPP 2021, §4, Alg. 1).
+//
+// What it is: an operation is a read phase (only reads of shared memory, restartable) followed
+// by a write phase that touches only the nodes the read phase reserved:
+//   r = g.read_phase([&] { ...reads...; g.reserve(a, b); return r; });   // then write
+// Retired nodes go to a per-thread limbo bag. When the bag reaches `bag_threshold`, the thread
+// neutralizes the others with a POSIX signal: a thread inside a read phase jumps back to the
+// start of it (siglongjmp to a sigsetjmp taken in read_phase's own frame) and so forgets every
+// pointer it had; a thread in a write phase carries on, touching only its reservations. Then
+// every node of the bag that nobody reserved is freed.
+//
+// The handshake, made safe under late delivery. pthread_kill returns before the target runs its
+// handler (here: ~18 us median, 8 ms p99, 20 ms worst), so a reclaimer must learn that each
+// target has reacted. Each thread has a phase word, modified only by RMWs: +1 on entering a
+// read phase (odd = restartable, the paper's CAS at line 8), +1 in reserve() (even, line 12),
+// +2 by the signal handler, which decides restart-or-not from the parity its own RMW returns.
+// A reclaimer R, in its write phase, after the unlinks of every node in its bag:
+//   1. snapshots every slot's phase word with an acq_rel RMW (fetch_add 0);
+//   2. signals the threads whose snapshot is odd (or all, with signal_every_thread);
+//   3. waits (acquire, bounded by ack_timeout) until each odd word has changed; on timeout it
+//      frees nothing this round and retries after another bag_threshold retirements;
+//   4. scans every reservation (acquire) and frees the unreserved nodes of its bag.
+//
+// Why it is safe (proof sketch). Take X unlinked before R's snapshot S of thread T's word. All
+// modifications of that word are RMWs, so they form one chain and each release heads a release
+// sequence running to the end of it.
+//  (a) A read phase of T whose entering RMW follows S acquires from S's release sequence: the
+//      unlink of X happens before all its reads, so it cannot reach X.
+//  (b) S read even: T was outside any operation or in a write phase. Its reservations were
+//      stored before its last reserve() RMW (release), which S acquires: R's scan sees them
+//      (or the release store that cleared them after the write phase). In a write phase T
+//      touches only reservations, so X is safe unless reserved. Later read phases: (a).
+//  (c) S read odd: R waits for the first value change C after S. Either C is the handler, which
+//      then read odd and restarts T, so T's reads before C happen before R's frees (C releases,
+//      R acquires) and its reads after C are those of a read phase ordered after S as in (a);
+//      or C is T's own reserve(), and the write phase that follows is covered as in (b).
+//  (d) A slot past the registry's high-water mark that R read belongs to a thread that attached
+//      after it: a seq_cst fence at attach and one before step 1 order that thread's reads
+//      after the unlinks (the fences cannot both miss each other).
+// Late delivery only delays step 3; nothing is freed until every odd snapshot has moved. The
+// snapshot also proves that threads outside any operation, or in a write phase, hold nothing
+// unreserved, so they need not be signalled or waited for (Algorithm 1 signals every thread;
+// signal_every_thread=true reproduces that cost). Because reclaimers are in write phases,
+// no reclaimer ever waits for another, and a waiting reclaimer keeps handling signals.
+//
+// Why the phase changes are RMWs: a plain store for "restartable" could be overtaken by the
+// read phase's loads (x86 store buffer, the paper's §4.3 point) and, in C++ terms, would not
+// read from S, so nothing would order the unlinks before those loads while R believed T
+// idle. reserve()'s RMW keeps S's release sequence unbroken for T's later read phases.
+//
+// Thread exit. A slot's `senders` counts reclaimers inside pthread_kill for its thread, plus a
+// `gone` bias while no live thread owns it. A sender adds one and backs off if it sees `gone`;
+// an exiting thread adds `gone` and waits for the count to drain before it may exit, so no
+// signal is ever sent to a dead thread. One RMW chain on one word: no Dekker fences needed.
+//
+// Rules for read-phase code (fn): it may only read shared memory and write locals it sets
+// afresh on every run (it may run several times); no allocation, locks, system calls or
+// exceptions (read_phase is noexcept); no objects with non-trivial destructors (a restart skips
+// them; the result type must be trivially destructible); no nested read phases, even in another
+// NBR domain. It ends with reserve(ptrs...) naming every node the write phase touches (at most
+// reservation_slots), or returns and the read phase ends with nothing reserved.
+//
+// When not to use it: data structures whose traversals continue after an auxiliary write
+// (traits.continues_after_write is false: every read phase must restart from the root), or that
+// cannot name their write-phase nodes before writing (NBR paper, Table 1). The process must give
+// NBR a signal of its own and attached threads must not keep it blocked: a thread that blocks it
+// inside a read phase stalls every reclaimer for ack_timeout per round, and garbage then grows
+// until it unblocks. Costs: two RMWs and a sigsetjmp(env, 0) per read phase (no system call);
+// per reclamation round, one RMW per registered slot and one pthread_kill per thread caught in a
+// read phase; a neutralized read phase pays one pthread_sigmask call. Measured here (-O2, one
+// thread): an operation with one read phase ~50 ns, against ~22 ns for an EBR operation.
+#pragma once
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+
+#include <cassert>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "smr/core/atomic.hpp"
+#include "smr/core/free_policy.hpp"
+#include "smr/core/guard_base.hpp"
+#include "smr/core/handle_base.hpp"
+#include "smr/core/limbo_bag.hpp"
+#include "smr/core/marked_ptr.hpp"
+#include "smr/core/node.hpp"
+#include "smr/core/protected_set.hpp"
+#include "smr/core/timeline.hpp"
+#include "smr/core/traits.hpp"
+#include "smr/reclaimers/nbr_signal.hpp"
+
+namespace smr {
+
+struct nbr_config {
+  // The neutralization signal; its handler is installed once per process and shared by every
+  // domain using it. It must not be used for anything else.
+  int signal = SIGUSR1;
+  // Retirements per reclamation round (the paper uses 32K). Each round also keeps what is
+  // reserved, so a round always processes at least this many new nodes.
+  std::size_t bag_threshold = 32768;
+  // How long a round waits for signalled threads before giving up (freeing nothing).
+  std::chrono::milliseconds ack_timeout{50};
+  // Signal every registered thread each round, as Algorithm 1 does, instead of only those
+  // caught in a read phase. Safety does not need it; it reproduces the paper's signal cost
+  // (including interrupted sleeps: Linux re-arms an interrupted nanosleep with its timer
+  // slack added, so a thread signalled more often than every ~50 us never wakes up).
+  bool signal_every_thread = false;
+  // PLANTED BUG, for tests only: free without waiting for acknowledgements (unsafe).
+  bool unsafe_skip_ack_wait = false;
+  core::timeline* timeline = nullptr;
+};
+
+template <class FreePolicy = core::batch_free>
+class basic_nbr {
+ public:
+  using config = nbr_config;
+  using node_base = core::retired_node;
+  template <class T>
+  using atomic_ptr = core::atomic_marked_ptr<T>;
+
+  static constexpr std::string_view base_name = "nbr";
+  // Most nodes one reserve() may name (the paper's R; its structures need at most 3).
+  static constexpr unsigned reservation_slots = 8;
+  static constexpr reclaimer_traits traits{
+      .protects_unlinked_traversal = true,
+      .continues_after_write = false,
+      .bounded_garbage = true,
+      .slot_based_protection = false,
+      .metrics = {.signals = true, .restarts = true},
+  };
+
+  explicit basic_nbr(config cfg = {}) : cfg_(cfg), core_(cfg.timeline) {
+    if (cfg_.bag_threshold == 0) cfg_.bag_threshold = 1;
+    nbr_detail::install_handler(cfg_.signal);
+  }
+
+  class handle;
+  class guard;
+
+  core::stats_snapshot stats() { return core_.stats(); }
+  unsigned protect_slots() const { return 0; }
+  const config& configuration() const { return cfg_; }
+
+  handle attach() { return handle(*this); }
+
+ private:
+  static constexpr std::uint32_t gone = 1u << 31;  // `senders` bias: no live owner
+
+  struct slot {
+    // Odd while the owner is in a read phase; +2 per handler run. RMWs only (see above).
+    core::atomic<std::uint64_t> phase{0};
+    core::atomic<const core::retired_node*> reserved[reservation_slots] = {};
+    core::atomic<std::uint32_t> senders{gone};
+    pthread_t thread{};  // written while `gone` is set, read by senders that saw it clear
+    core::thread_stats stats;
+  };
+
+  struct target {
+    slot* s;
+    std::uint64_t seen;
+  };
+
+  // Sends the signal unless the slot's thread is gone or leaving; true if sent.
+  bool signal_one(slot& s) {
+    // acquire: pairs with the release in attach that cleared `gone` after writing `thread`.
+    const std::uint32_t before = s.senders.fetch_add(1, core::mo_acquire);
+    bool sent = false;
+    if ((before & gone) == 0) sent = pthread_kill(s.thread, cfg_.signal) == 0;
+    // release: our pthread_kill happens before the exiting owner's drain wait ends.
+    s.senders.fetch_sub(1, core::mo_release);
+    return sent;
+  }
+
+  // Steps 1-3 of a round. False if some signalled thread did not acknowledge in time.
+  bool neutralize_others(slot& self, std::vector<target>& targets, core::thread_core& tc) {
+    const std::uint64_t start = core::monotonic_ns();
+    // seq_cst fence: pairs with the fence in the handle's constructor (proof point (d)).
+    core::fence(core::mo_seq_cst);
+    targets.clear();
+    std::uint64_t signalled = 0;
+    core_.registry().for_each([&](slot& s, std::size_t) {
+      if (&s == &self) return;
+      // acq_rel snapshot S: release so the owner's next phase RMW (or handler) orders our
+      // unlinks before its reads; acquire so its published reservations reach our scan.
+      const std::uint64_t seen = s.phase.fetch_add(0, core::mo_acq_rel);
+      const bool reading = (seen & 1) != 0;
+      if ((reading || cfg_.signal_every_thread) && signal_one(s)) ++signalled;
+      if (reading) targets.push_back({&s, seen});
+    });
+    tc.stats().signals.add(signalled);
+    bool acknowledged = true;
+    if (!cfg_.unsafe_skip_ack_wait) {
+      const std::uint64_t deadline =
+          start + static_cast<std::uint64_t>(
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(cfg_.ack_timeout).count());
+      for (const target& t : targets)
+        if (!await_change(*t.s, t.seen, deadline)) {
+          acknowledged = false;
+          break;
+        }
+    }
+    tc.record(core::event_kind::signal, start, core::monotonic_ns(), signalled);
+    return acknowledged;
+  }
+
+  // We are in a write phase here, so our own handler may run at any point of this wait.
+  static bool await_change(slot& s, std::uint64_t seen, std::uint64_t deadline) {
+    unsigned spins = 0;
+    // acquire: pairs with the handler's acq_rel ack or the owner's reserve() (release), and
+    // through the release sequence with any later RMW on the word.
+    while (s.phase.load(core::mo_acquire) == seen) {
+      if (++spins <= 64) {
+        core::spin_pause();
+        continue;
+      }
+      if (core::monotonic_ns() >= deadline) return false;
+      if (spins <= 256) {
+        std::this_thread::yield();
+      } else {
+        // One nanosleep, not sleep_for's EINTR loop: a signal that cuts the nap short only
+        // means we look again sooner (and a re-armed nap would grow by the timer slack).
+        const timespec nap{0, 50000};
+        ::nanosleep(&nap, nullptr);
+      }
+    }
+    return true;
+  }
+
+  void collect_reservations(core::protected_set& set) {
+    set.clear();
+    core_.registry().for_each([&](slot& s, std::size_t) {
+      // acquire: pairs with the release stores that clear reservations (proof point (b)).
+      for (auto& r : s.reserved) set.add(r.load(core::mo_acquire));
+    });
+    set.seal();
+  }
+
+  config cfg_;
+  core::domain_core<slot> core_;
+
+ public:
+  class handle : public core::handle_base<slot, FreePolicy> {
+    using base = core::handle_base<slot, FreePolicy>;
+
+   public:
+    explicit handle(basic_nbr& d) : base(d.core_), domain_(&d) {
+      slot& s = this->slot();
+      s.thread = pthread_self();
+      ctx_.phase = &s.phase;
+      nbr_detail::link_context(ctx_);
+      // seq_cst fence: pairs with the fence in neutralize_others (proof point (d)): a
+      // reclaimer whose scan ended below our slot has its unlinks ordered before our reads.
+      core::fence(core::mo_seq_cst);
+      // release: publishes `thread` (and our signal context) to signal_one's acquire.
+      s.senders.fetch_sub(gone, core::mo_release);
+    }
+
+    ~handle() {
+      assert(!in_op_ && "an NBR handle was destroyed inside an operation");
+      if (!bag_.empty()) reclaim();
+      this->domain_core_ref().donate(bag_.take_all());
+      slot& s = this->slot();
+      // relaxed: the add and the senders' RMWs are one chain on one word; the acquire loads
+      // below see every sender that got in before it leave.
+      s.senders.fetch_add(gone, core::mo_relaxed);
+      while (s.senders.load(core::mo_acquire) != gone) std::this_thread::yield();
+      nbr_detail::unlink_context(ctx_);
+    }
+
+    guard begin_op() { return guard(*this); }
+
+    std::size_t unreclaimed() const { return bag_.size() + this->free_.pending(); }
+    // Rounds abandoned because a signalled thread did not acknowledge within ack_timeout.
+    std::uint64_t timed_out_rounds() const { return timed_out_rounds_; }
+
+   private:
+    friend class guard;
+
+    void enter_op() {
+      assert(!in_op_ && "nested operations on one NBR handle");
+      in_op_ = true;
+      this->free_.on_operation(this->tc());
+    }
+
+    void exit_op() {
+      assert(!in_read_);
+      clear_reservations();
+      in_op_ = false;
+    }
+
+    // The frame that holds the checkpoint: kept out of line so that it stays live, and intact,
+    // for as long as fn runs, whatever the caller inlines. Nothing in it changes after
+    // sigsetjmp, so a restart finds its locals as they were.
+    template <class F>
+    [[gnu::noinline]] std::invoke_result_t<F&> run_read_phase(F& fn) noexcept {
+      using result = std::invoke_result_t<F&>;
+      static_assert(std::is_void_v<result> || std::is_trivially_destructible_v<result>,
+                    "an NBR read phase may be restarted at any point, so its result must be "
+                    "trivially destructible");
+      assert(in_op_ && !in_read_ && "read_phase outside an operation, or nested");
+      sigjmp_buf checkpoint;
+      // savemask 0: no system call per read phase; the rare restart path restores the mask.
+      if (sigsetjmp(checkpoint, 0) == 0)
+        enter_read_phase(checkpoint);
+      else
+        after_neutralization();
+      if constexpr (std::is_void_v<result>) {
+        fn();
+        leave_read_phase();
+      } else {
+        result r = fn();
+        leave_read_phase();
+        return r;
+      }
+    }
+
+    // Algorithm 1, beginΦread.
+    void enter_read_phase(sigjmp_buf& checkpoint) {
+      assert(!nbr_detail::thread_in_read_phase() && "nested read phases (in another NBR domain)");
+      clear_reservations();
+      in_read_ = true;
+      ctx_.checkpoint.store(&checkpoint, std::memory_order_relaxed);  // ordered by the RMW below
+      // acq_rel RMW, now restartable: acquire so that a reclaimer snapshot preceding it orders
+      // its unlinks before every read of this phase (proof point (a)); release so that our
+      // previous write phase happens before a reclaimer that reads this value.
+      this->slot().phase.fetch_add(1, core::mo_acq_rel);
+    }
+
+    // The handler jumped back here: still in the read phase (odd), acknowledged, and ordered
+    // after the reclaimer's snapshot by the handler's RMW. Start the read phase over.
+    void after_neutralization() {
+      nbr_detail::restore_mask_after_restart();
+      this->tc().stats().restarts.add();
+      clear_reservations();  // a reserve() may have been interrupted half-way
+    }
+
+    // Algorithm 1, endΦread: publish, then leave the read phase.
+    void reserve(const core::retired_node* const* nodes, unsigned n) {
+      assert(in_read_ && "reserve() outside a read phase, or called twice");
+      slot& s = this->slot();
+      reserved_count_ = n;  // first, so that a restart clears whatever got stored
+      // relaxed: published by the release RMW below (a stale read only protects more).
+      for (unsigned i = 0; i < n; ++i) s.reserved[i].store(nodes[i], core::mo_relaxed);
+      // release RMW, no longer restartable: the reservations happen before any reclaimer that
+      // acquires this value or a later one (proof points (b), (c)); an RMW rather than a store
+      // so that the word stays one RMW chain (a store would end the release sequence of an
+      // earlier snapshot, unordering our next read phase from it).
+      s.phase.fetch_add(1, core::mo_release);
+      in_read_ = false;
+    }
+
+    void leave_read_phase() {
+      if (in_read_) reserve(nullptr, 0);
+    }
+
+    void clear_reservations() {
+      slot& s = this->slot();
+      // release: a reclaimer that reads the cleared value (acquire) also sees every access the
+      // reservation covered.
+      for (unsigned i = 0; i < reserved_count_; ++i) s.reserved[i].store(nullptr, core::mo_release);
+      reserved_count_ = 0;
+    }
+
+    void retire(core::retired_node* n) {
+      assert(in_op_ && !in_read_ && "retire() belongs to a write phase");
+      bag_.push(n);
+      this->tc().note_retired();
+      if (bag_.size() >= next_round_at_) reclaim();
+    }
+
+    // One round (Algorithm 1, lines 15-17 and reclaimFreeable), run in a write phase.
+    void reclaim() {
+      bag_.splice(this->domain_core_ref().adopt());  // unlinked before donation: safe to include
+      if (domain_->neutralize_others(this->slot(), targets_, this->tc())) {
+        domain_->collect_reservations(reserved_);
+        this->release_safe(reserved_.extract_unprotected(bag_));
+      } else {
+        ++timed_out_rounds_;
+      }
+      // What stays is reserved (or unacknowledged): the next round waits for as many new nodes.
+      next_round_at_ = bag_.size() + domain_->cfg_.bag_threshold;
+    }
+
+    basic_nbr* domain_;
+    nbr_detail::signal_context ctx_;
+    core::limbo_bag bag_;
+    std::vector<target> targets_;
+    core::protected_set reserved_;
+    std::size_t next_round_at_ = domain_->cfg_.bag_threshold;
+    std::uint64_t timed_out_rounds_ = 0;
+    unsigned reserved_count_ = 0;
+    bool in_op_ = false;
+    bool in_read_ = false;
+  };
+
+  class guard : public core::guard_base<guard> {
+   public:
+    explicit guard(handle& h) : h_(&h) { h.enter_op(); }
+    ~guard() { h_->exit_op(); }
+    guard(const guard&) = delete;
+    guard& operator=(const guard&) = delete;
+
+    // Runs fn as a read phase; if the thread is neutralized, fn starts over from the beginning.
+    template <class F>
+    decltype(auto) read_phase(F&& fn) {
+      return h_->run_read_phase(fn);
+    }
+
+    // Ends the read phase, reserving the nodes the write phase will touch (null allowed).
+    template <class... T>
+    void reserve(T*... nodes) {
+      static_assert(sizeof...(T) <= reservation_slots, "too many NBR reservations");
+      const core::retired_node* list[sizeof...(T) + 1] = {static_cast<const core::retired_node*>(nodes)...};
+      h_->reserve(list, sizeof...(T));
+    }
+
+    template <class T>
+    core::marked_ptr<T> protect(unsigned, const atomic_ptr<T>& src) {
+      // acquire: pairs with the release store/CAS that published the node. Safety comes from
+      // the read phase, not from this load.
+      return src.load(core::mo_acquire);
+    }
+
+    void retire(node_base* n) { h_->retire(n); }
+
+   private:
+    handle* h_;
+  };
+};
+
+using nbr = basic_nbr<>;
+
+}  // namespace smr
