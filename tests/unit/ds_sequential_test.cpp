@@ -1,0 +1,236 @@
+// Every data structure against a sequential model (std::set, std::deque, std::vector) on random
+// operation sequences in one thread, with the reclaimers none and ebr; plus the compile-time
+// refusal of incompatible reclaimer x data structure pairs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "smr/smr.hpp"
+#include "support/stress.hpp"
+
+namespace {
+
+// ---- compile-time compatibility (NBR paper, Table 1) ----
+
+// Test-only reclaimers: ebr's machinery with the traits of the schemes being written, so the
+// refusals can be checked before hp and nbr exist.
+struct hp_like : smr::ebr {
+  static constexpr smr::reclaimer_traits traits{.protects_unlinked_traversal = false,
+                                                .continues_after_write = true};
+  using smr::ebr::ebr;
+};
+struct nbr_like : smr::ebr {
+  static constexpr smr::reclaimer_traits traits{.protects_unlinked_traversal = true,
+                                                .continues_after_write = false};
+  using smr::ebr::ebr;
+};
+
+using key = std::uint64_t;
+
+static_assert(!smr::compatible_v<smr::lazy_list<key, hp_like>, hp_like>,
+              "a list whose searches cross unlinked nodes must refuse hp-like reclaimers");
+static_assert(smr::compatible_v<smr::lazy_list<key, nbr_like>, nbr_like>);
+static_assert(!smr::compatible_v<smr::hm_list<key, nbr_like>, nbr_like>,
+              "a list that continues after an auxiliary write must refuse nbr-like reclaimers");
+static_assert(smr::compatible_v<smr::hm_list_rr<key, nbr_like>, nbr_like>);
+static_assert(smr::compatible_v<smr::hm_list<key, hp_like>, hp_like>);
+static_assert(!smr::compatible_v<smr::hash_map<key, nbr_like>, nbr_like>);
+static_assert(smr::compatible_v<smr::hash_map_rr<key, nbr_like>, nbr_like>);
+static_assert(smr::compatible_v<smr::hash_map<key, hp_like>, hp_like>);
+static_assert(smr::compatible_v<smr::ms_queue<key, hp_like>, hp_like>);
+static_assert(smr::compatible_v<smr::ms_queue<key, nbr_like>, nbr_like>);
+static_assert(smr::compatible_v<smr::lazy_list<key, smr::ebr>, smr::ebr>);
+static_assert(smr::compatible_v<smr::hm_list<key, smr::none>, smr::none>);
+
+TEST(DsCompatibility, ReasonsNameTheRule) {
+  const auto lazy = smr::incompatibility(hp_like::traits, smr::lazy_list<key, hp_like>::requirements);
+  EXPECT_NE(lazy.find("unlinked"), std::string_view::npos) << lazy;
+  const auto hm = smr::incompatibility(nbr_like::traits, smr::hm_list<key, nbr_like>::requirements);
+  EXPECT_NE(hm.find("_rr"), std::string_view::npos) << hm;
+  EXPECT_TRUE(smr::incompatibility(nbr_like::traits, smr::hm_list_rr<key, nbr_like>::requirements).empty());
+}
+
+// ---- sets against std::set ----
+
+template <class R>
+class DsSequential : public ::testing::Test {};
+using seq_reclaimers = ::testing::Types<smr::none, smr::ebr>;
+struct reclaimer_name {
+  template <class R>
+  static std::string GetName(int) {
+    return std::string(R::base_name);
+  }
+};
+TYPED_TEST_SUITE(DsSequential, seq_reclaimers, reclaimer_name);
+
+// Random insert/remove/contains over [0, key_range); every result must match the model, and
+// the contents and invariants are compared along the way and at the end.
+template <class Set, class R, class... Args>
+void check_set_against_model(std::uint64_t key_range, unsigned ops, std::uint64_t seed,
+                             Args&&... args) {
+  R domain;
+  Set set(domain, std::forward<Args>(args)...);
+  auto h = domain.attach();
+  std::set<typename Set::key_type> model;
+  smr::test::rng rng(seed);
+  for (unsigned i = 0; i < ops; ++i) {
+    const auto k = static_cast<typename Set::key_type>(rng.below(key_range));
+    switch (rng.below(3)) {
+      case 0:
+        ASSERT_EQ(set.insert(h, k), model.insert(k).second) << "insert " << k << " at op " << i;
+        break;
+      case 1:
+        ASSERT_EQ(set.remove(h, k), model.erase(k) == 1) << "remove " << k << " at op " << i;
+        break;
+      default:
+        ASSERT_EQ(set.contains(h, k), model.count(k) == 1) << "contains " << k << " at op " << i;
+    }
+    if (i % 256 == 0) {
+      ASSERT_EQ(set.check_invariants_unsafe(), "") << "after op " << i;
+    }
+  }
+  std::vector<typename Set::key_type> present;
+  set.for_each_unsafe([&](const auto& k) { present.push_back(k); });
+  std::sort(present.begin(), present.end());  // hash_map iterates bucket by bucket
+  EXPECT_EQ(present, std::vector<typename Set::key_type>(model.begin(), model.end()));
+  EXPECT_EQ(set.size_unsafe(), model.size());
+  EXPECT_EQ(set.check_invariants_unsafe(), "");
+  // Removing the whole content must work too.
+  for (const auto& k : model) ASSERT_TRUE(set.remove(h, k));
+  EXPECT_EQ(set.size_unsafe(), 0u);
+  EXPECT_EQ(set.check_invariants_unsafe(), "");
+}
+
+TYPED_TEST(DsSequential, HmListMatchesModel) {
+  check_set_against_model<smr::hm_list<key, TypeParam>, TypeParam>(64, 6000, 1);
+  check_set_against_model<smr::hm_list<key, TypeParam>, TypeParam>(1024, 4000, 2);
+}
+
+TYPED_TEST(DsSequential, HmListRrMatchesModel) {
+  check_set_against_model<smr::hm_list_rr<key, TypeParam>, TypeParam>(64, 6000, 3);
+}
+
+TYPED_TEST(DsSequential, LazyListMatchesModel) {
+  check_set_against_model<smr::lazy_list<key, TypeParam>, TypeParam>(64, 6000, 4);
+  check_set_against_model<smr::lazy_list<key, TypeParam>, TypeParam>(1024, 4000, 5);
+}
+
+TYPED_TEST(DsSequential, HashMapMatchesModel) {
+  // 7 buckets: chains of several nodes, so the list code inside each bucket is exercised.
+  check_set_against_model<smr::hash_map<key, TypeParam>, TypeParam>(256, 8000, 6, std::size_t{7});
+  check_set_against_model<smr::hash_map_rr<key, TypeParam>, TypeParam>(256, 8000, 7, std::size_t{7});
+  check_set_against_model<smr::hash_map<key, TypeParam>, TypeParam>(4096, 4000, 8);
+}
+
+// Keys with a non-trivial destructor: nodes must be destroyed properly (ASan/LSan check it).
+TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
+  using R = TypeParam;
+  R domain;
+  smr::hash_map<std::string, R> map(domain, 5);
+  smr::lazy_list<std::string, R> lazy(domain);
+  smr::hm_list<std::string, R> hm(domain);
+  auto h = domain.attach();
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 50; ++i) {
+      const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
+      EXPECT_TRUE(map.insert(h, k));
+      EXPECT_TRUE(lazy.insert(h, k));
+      EXPECT_TRUE(hm.insert(h, k));
+      EXPECT_FALSE(map.insert(h, k));
+    }
+    for (int i = 0; i < 50; i += 2) {
+      const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
+      EXPECT_TRUE(map.remove(h, k));
+      EXPECT_TRUE(lazy.remove(h, k));
+      EXPECT_TRUE(hm.remove(h, k));
+      EXPECT_FALSE(lazy.contains(h, k));
+    }
+    EXPECT_EQ(map.size_unsafe(), 25u);
+    EXPECT_EQ(lazy.size_unsafe(), 25u);
+    EXPECT_EQ(hm.size_unsafe(), 25u);
+    for (int i = 1; i < 50; i += 2) {
+      const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
+      EXPECT_TRUE(map.contains(h, k));
+      EXPECT_TRUE(map.remove(h, k));
+      EXPECT_TRUE(lazy.remove(h, k));
+      EXPECT_TRUE(hm.remove(h, k));
+    }
+    EXPECT_EQ(map.check_invariants_unsafe(), "");
+    EXPECT_EQ(lazy.check_invariants_unsafe(), "");
+    EXPECT_EQ(hm.check_invariants_unsafe(), "");
+  }
+}
+
+// ---- queue and stack against std::deque / std::vector ----
+
+TYPED_TEST(DsSequential, MsQueueMatchesModel) {
+  using R = TypeParam;
+  R domain;
+  // std::string values: the dequeued value is moved out of the new sentinel, and the
+  // moved-from remains must still be destroyed when the node is freed.
+  smr::ms_queue<std::string, R> queue(domain);
+  auto h = domain.attach();
+  std::deque<std::string> model;
+  smr::test::rng rng(9);
+  for (unsigned i = 0; i < 8000; ++i) {
+    // Biased towards enqueue in the first half and dequeue in the second: the queue grows,
+    // then drains past empty.
+    const bool enq = rng.below(100) < (i < 4000 ? 60u : 40u);
+    if (enq) {
+      std::string v = "value number " + std::to_string(i) + " with a heap-allocated tail";
+      model.push_back(v);
+      queue.enqueue(h, std::move(v));
+    } else {
+      const auto got = queue.dequeue(h);
+      if (model.empty()) {
+        ASSERT_FALSE(got.has_value()) << "dequeue from empty at op " << i;
+      } else {
+        ASSERT_TRUE(got.has_value()) << "op " << i;
+        ASSERT_EQ(*got, model.front()) << "op " << i;
+        model.pop_front();
+      }
+    }
+    if (i % 256 == 0) {
+      ASSERT_EQ(queue.check_invariants_unsafe(), "") << "after op " << i;
+    }
+  }
+  std::deque<std::string> inside;
+  queue.for_each_unsafe([&](const std::string& v) { inside.push_back(v); });
+  EXPECT_EQ(inside, model);
+  EXPECT_EQ(queue.size_unsafe(), model.size());
+  EXPECT_EQ(queue.check_invariants_unsafe(), "");
+}
+
+TYPED_TEST(DsSequential, TreiberStackMatchesModel) {
+  using R = TypeParam;
+  R domain;
+  smr::treiber_stack<std::uint64_t, R> stack(domain);
+  auto h = domain.attach();
+  std::vector<std::uint64_t> model;
+  smr::test::rng rng(10);
+  for (std::uint64_t i = 0; i < 6000; ++i) {
+    if (rng.below(2) == 0) {
+      stack.push(h, i);
+      model.push_back(i);
+    } else {
+      const auto got = stack.pop(h);
+      ASSERT_EQ(got.has_value(), !model.empty()) << "op " << i;
+      if (got) {
+        ASSERT_EQ(*got, model.back());
+        model.pop_back();
+      }
+    }
+  }
+  std::vector<std::uint64_t> inside;
+  stack.for_each_unsafe([&](std::uint64_t v) { inside.push_back(v); });
+  EXPECT_EQ(inside, std::vector<std::uint64_t>(model.rbegin(), model.rend()));
+  EXPECT_EQ(stack.size_unsafe(), model.size());
+  EXPECT_EQ(stack.check_invariants_unsafe(), "");
+}
+
+}  // namespace

@@ -1,0 +1,442 @@
+// NBR handshake, step by step: a reader caught in a read phase is restarted before its nodes
+// are freed; a writer past reserve() is not restarted and its reservations survive; a reader
+// that cannot take the signal in time stops the round instead of being freed under; signals
+// and restarts are counted; the signal number is configurable; domains coexist; threads may
+// come and go while signals fly.
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "smr/smr.hpp"
+#include "support/stress.hpp"
+
+namespace {
+
+using std::chrono::milliseconds;
+constexpr std::uint64_t kMagic = 0x4E42524E4F444521ull;
+// For rounds that must succeed: only a broken handshake waits this long (then the test fails).
+constexpr milliseconds kPatient{10000};
+
+// A node that reports its own destruction.
+struct tnode : smr::nbr::node_base {
+  tnode(std::uint64_t v, std::atomic<bool>* freed_flag) : value(v), freed(freed_flag) {}
+  ~tnode() {
+    magic = 0;
+    if (freed != nullptr) freed->store(true, std::memory_order_release);
+  }
+  std::uint64_t magic = kMagic;
+  std::uint64_t value;
+  std::atomic<bool>* freed;
+};
+
+tnode* make(std::uint64_t v, std::atomic<bool>* freed = nullptr) {
+  return smr::core::construct_node<tnode>(v, freed);
+}
+
+// Waits for a flag with a deadline, so that a broken handshake fails instead of hanging.
+bool wait_for(const std::atomic<bool>& flag, milliseconds limit = milliseconds(10000)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!flag.load(std::memory_order_acquire)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+void block_signal(int sig, bool block) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
+}
+
+// Retires `n` in an operation of its own on `h`.
+template <class Handle>
+void retire_in_op(Handle& h, tnode* n) {
+  auto g = h.begin_op();
+  g.retire(n);
+}
+
+// A reader whose first run of a read phase parks inside it (holding the root node) until it
+// is neutralized or released; later runs reserve what they read and leave.
+struct parked_reader {
+  std::atomic<int> runs{0};
+  std::atomic<bool> parked{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> saw_freed_while_parked{false};
+  tnode* result = nullptr;
+
+  void run(smr::nbr& domain, smr::nbr::atomic_ptr<tnode>& root, std::atomic<bool>* watched) {
+    auto h = domain.attach();
+    auto g = h.begin_op();
+    result = g.read_phase([&] {
+      tnode* p = g.protect(0, root).get();
+      if (runs.fetch_add(1, std::memory_order_relaxed) == 0) {
+        parked.store(true, std::memory_order_release);
+        while (!release.load(std::memory_order_acquire)) std::this_thread::yield();
+        // Still in the first run: the node read above must not have been freed meanwhile.
+        if (watched != nullptr && watched->load(std::memory_order_acquire))
+          saw_freed_while_parked.store(true, std::memory_order_relaxed);
+      }
+      g.reserve(p);
+      return p;
+    });
+  }
+};
+
+TEST(Nbr, ReaderInReadPhaseIsRestartedBeforeItsNodeIsFreed) {
+  smr::nbr domain({.bag_threshold = 1, .ack_timeout = kPatient});
+  std::atomic<bool> a_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* b = make(2);
+  smr::nbr::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+
+  parked_reader reader;
+  std::thread t([&] { reader.run(domain, root, &a_freed); });
+  {
+    auto h = domain.attach();
+    ASSERT_TRUE(wait_for(reader.parked));
+    root.store(b, smr::core::mo_release);  // unlink a
+    retire_in_op(h, a);                    // bag reaches 1: a round
+    EXPECT_EQ(h.timed_out_rounds(), 0u);
+    EXPECT_TRUE(a_freed.load()) << "the round should have freed the unlinked node";
+    reader.release.store(true, std::memory_order_release);  // only matters if not restarted
+    t.join();
+  }
+  EXPECT_FALSE(reader.saw_freed_while_parked.load());
+  EXPECT_EQ(reader.runs.load(), 2) << "the parked read phase was not restarted";
+  EXPECT_EQ(reader.result, b) << "the restarted read phase must start over from the root";
+  const auto s = domain.stats();
+  EXPECT_EQ(s.signals, 1u);
+  EXPECT_EQ(s.restarts, 1u);
+  EXPECT_EQ(s.retired, 1u);
+  EXPECT_EQ(s.freed, 1u);
+  smr::core::free_node(b);
+}
+
+// A reader that blocks the signal is the late-delivery case: the reclaimer must give up the
+// round (never free under the reader), then succeed once the reader has been neutralized.
+TEST(Nbr, UnacknowledgedRoundFreesNothingAndRetriesLater) {
+  smr::nbr domain({.bag_threshold = 1, .ack_timeout = milliseconds(30)});
+  std::atomic<bool> a_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* b = make(2);
+  smr::nbr::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+
+  parked_reader reader;
+  std::thread t([&] {
+    block_signal(SIGUSR1, true);
+    reader.run(domain, root, &a_freed);
+  });
+  {
+    auto h = domain.attach();
+    ASSERT_TRUE(wait_for(reader.parked));
+    root.store(b, smr::core::mo_release);
+    retire_in_op(h, a);
+    EXPECT_EQ(h.timed_out_rounds(), 1u);
+    EXPECT_FALSE(a_freed.load()) << "freed a node under a reader that had not acknowledged";
+    EXPECT_EQ(h.unreclaimed(), 1u);
+    reader.release.store(true, std::memory_order_release);
+    t.join();  // the reader left its read phase (reserve) and exited
+    retire_in_op(h, make(3));  // the next round: nothing holds a any more
+    EXPECT_TRUE(a_freed.load());
+    EXPECT_EQ(h.unreclaimed(), 0u);
+  }
+  EXPECT_FALSE(reader.saw_freed_while_parked.load());
+  EXPECT_EQ(reader.runs.load(), 1);  // the signal stayed blocked until the thread ended
+  smr::core::free_node(b);
+}
+
+// The same scenario with the acknowledgement wait removed (the planted bug): the node is freed
+// while the reader still holds it. This is the failure the handshake exists to prevent.
+TEST(Nbr, PlantedBugWithoutAckWaitFreesUnderAReader) {
+  smr::nbr domain({.bag_threshold = 1, .unsafe_skip_ack_wait = true});
+  std::atomic<bool> a_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* b = make(2);
+  smr::nbr::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+
+  parked_reader reader;
+  std::thread t([&] {
+    block_signal(SIGUSR1, true);  // delivery is late: the reader cannot react yet
+    reader.run(domain, root, &a_freed);
+  });
+  {
+    auto h = domain.attach();
+    ASSERT_TRUE(wait_for(reader.parked));
+    root.store(b, smr::core::mo_release);
+    retire_in_op(h, a);
+    reader.release.store(true, std::memory_order_release);
+    t.join();
+  }
+  EXPECT_TRUE(reader.saw_freed_while_parked.load())
+      << "without the acknowledgement wait the node should have been freed under the reader";
+  smr::core::free_node(b);
+}
+
+class NbrWriter : public ::testing::TestWithParam<bool> {};
+
+// A thread past reserve() is in its write phase: a round must not restart it (signalled or
+// not) and must not free what it reserved.
+TEST_P(NbrWriter, PastReserveIsNotRestartedAndKeepsItsReservation) {
+  const bool signal_all = GetParam();
+  smr::nbr domain({.bag_threshold = 1, .signal_every_thread = signal_all});
+  std::atomic<bool> a_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* b = make(2);
+  smr::nbr::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+
+  std::atomic<int> runs{0};
+  std::atomic<bool> reserved{false}, release{false}, intact{false};
+  std::thread writer([&] {
+    auto h = domain.attach();
+    auto g = h.begin_op();
+    tnode* p = g.read_phase([&] {
+      runs.fetch_add(1, std::memory_order_relaxed);
+      tnode* n = g.protect(0, root).get();
+      g.reserve(n);
+      return n;
+    });
+    reserved.store(true, std::memory_order_release);
+    wait_for(release);
+    // Write phase: the reserved node must still be alive.
+    intact.store(p == a && p->magic == kMagic && !a_freed.load(), std::memory_order_relaxed);
+  });
+  {
+    auto h = domain.attach();
+    ASSERT_TRUE(wait_for(reserved));
+    root.store(b, smr::core::mo_release);
+    retire_in_op(h, a);
+    EXPECT_FALSE(a_freed.load()) << "freed a node that a writer reserved";
+    EXPECT_EQ(h.unreclaimed(), 1u);
+    if (signal_all) std::this_thread::sleep_for(milliseconds(20));  // let the signal land
+    release.store(true, std::memory_order_release);
+    writer.join();  // its guard ended: the reservation is gone
+    retire_in_op(h, make(3));
+    EXPECT_TRUE(a_freed.load());
+  }
+  EXPECT_TRUE(intact.load());
+  EXPECT_EQ(runs.load(), 1);
+  const auto s = domain.stats();
+  EXPECT_EQ(s.restarts, 0u);
+  // Only a thread caught in a read phase needs the signal; signal_every_thread sends it anyway.
+  EXPECT_EQ(s.signals, signal_all ? 1u : 0u);
+  smr::core::free_node(b);
+}
+
+INSTANTIATE_TEST_SUITE_P(SignalMode, NbrWriter, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "SignalAll" : "ReadersOnly"; });
+
+// A read phase that returns without reserve() is over when read_phase returns: the thread is
+// not signalled afterwards, and a guard's end drops its reservations.
+TEST(Nbr, ReadPhaseEndsWithoutReserveAndGuardEndClearsReservations) {
+  smr::nbr domain({.bag_threshold = 1});
+  std::atomic<bool> a_freed{false}, c_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* c = make(3, &c_freed);
+  smr::nbr::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+
+  std::atomic<bool> step1{false}, step2{false}, go2{false}, done{false};
+  std::thread t([&] {
+    auto h = domain.attach();
+    {
+      auto g = h.begin_op();
+      const std::uint64_t v = g.read_phase([&] { return g.protect(0, root)->value; });
+      EXPECT_EQ(v, 1u);
+      step1.store(true, std::memory_order_release);
+      wait_for(go2);  // still inside the operation, past the read phase
+    }
+    {
+      auto g = h.begin_op();
+      g.read_phase([&] { g.reserve(g.protect(0, root).get()); });
+    }  // guard end: reservation cleared, thread stays attached
+    step2.store(true, std::memory_order_release);
+    wait_for(done);
+  });
+  {
+    auto h = domain.attach();
+    ASSERT_TRUE(wait_for(step1));
+    root.store(c, smr::core::mo_release);
+    retire_in_op(h, a);
+    EXPECT_TRUE(a_freed.load());
+    go2.store(true, std::memory_order_release);
+    ASSERT_TRUE(wait_for(step2));
+    root.store(nullptr, smr::core::mo_release);
+    retire_in_op(h, c);
+    EXPECT_TRUE(c_freed.load()) << "a reservation outlived its guard";
+    done.store(true, std::memory_order_release);
+  }
+  t.join();
+  EXPECT_EQ(domain.stats().signals, 0u);
+}
+
+TEST(Nbr, SignalNumberIsConfigurable) {
+  smr::nbr domain({.signal = SIGUSR2, .bag_threshold = 1, .ack_timeout = kPatient});
+  struct sigaction sa {};
+  ASSERT_EQ(sigaction(SIGUSR2, nullptr, &sa), 0);
+  EXPECT_TRUE((sa.sa_flags & SA_SIGINFO) != 0 && sa.sa_sigaction == &smr::nbr_detail::neutralize_handler);
+
+  std::atomic<bool> a_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* b = make(2);
+  smr::nbr::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+  parked_reader reader;
+  std::thread t([&] {
+    block_signal(SIGUSR1, true);  // only SIGUSR2 can neutralize this reader
+    reader.run(domain, root, &a_freed);
+  });
+  {
+    auto h = domain.attach();
+    ASSERT_TRUE(wait_for(reader.parked));
+    root.store(b, smr::core::mo_release);
+    retire_in_op(h, a);
+    EXPECT_TRUE(a_freed.load());
+    reader.release.store(true, std::memory_order_release);
+    t.join();
+  }
+  EXPECT_EQ(reader.runs.load(), 2);
+  EXPECT_EQ(domain.stats().restarts, 1u);
+  smr::core::free_node(b);
+}
+
+TEST(Nbr, RefusesUnusableOrForeignSignals) {
+  EXPECT_THROW(smr::nbr({.signal = 0}), std::invalid_argument);
+  EXPECT_THROW(smr::nbr({.signal = SIGKILL}), std::invalid_argument);
+  const int foreign = SIGRTMIN + 3;
+  struct sigaction sa {}, old {};
+  sa.sa_handler = +[](int) {};
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(foreign, &sa, &old), 0);
+  EXPECT_THROW(smr::nbr({.signal = foreign}), std::runtime_error);
+  sigaction(foreign, &old, nullptr);
+}
+
+// Two domains at once, one thread attached to both: a round in one domain neither signals nor
+// restarts a read phase of the other; each domain counts its own.
+TEST(Nbr, TwoDomainsAreIndependent) {
+  smr::nbr da({.bag_threshold = 1, .ack_timeout = kPatient});
+  smr::nbr db({.signal = SIGUSR2, .bag_threshold = 1, .ack_timeout = kPatient});
+  std::atomic<bool> a_freed{false}, x_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* b = make(2);
+  tnode* x = make(10, &x_freed);
+  smr::nbr::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+
+  parked_reader reader;
+  std::atomic<bool> reader_done{false};
+  std::thread t([&] {
+    auto hb = db.attach();  // attached to both; in a read phase of `da` only
+    reader.run(da, root, &a_freed);
+    reader_done.store(true, std::memory_order_release);
+  });
+  {
+    auto ha = da.attach();
+    auto hb = db.attach();
+    ASSERT_TRUE(wait_for(reader.parked));
+    retire_in_op(hb, x);  // db: the reader is not in a db read phase
+    EXPECT_TRUE(x_freed.load());
+    EXPECT_EQ(reader.runs.load(), 1);
+    root.store(b, smr::core::mo_release);
+    retire_in_op(ha, a);  // da: neutralizes the reader
+    EXPECT_TRUE(a_freed.load());
+    reader.release.store(true, std::memory_order_release);
+    t.join();
+  }
+  EXPECT_EQ(reader.runs.load(), 2);
+  EXPECT_EQ(da.stats().signals, 1u);
+  EXPECT_EQ(da.stats().restarts, 1u);
+  EXPECT_EQ(db.stats().signals, 0u);
+  EXPECT_EQ(db.stats().restarts, 0u);
+  EXPECT_EQ(db.stats().freed, 1u);
+  smr::core::free_node(b);
+}
+
+// Two domains (two signals) used concurrently by the same threads, each with its own stack.
+TEST(Nbr, TwoDomainsConcurrently) {
+  smr::nbr da({.bag_threshold = 4});
+  smr::nbr db({.signal = SIGUSR2, .bag_threshold = 4});
+  std::atomic<std::uint64_t> pushed_a{0}, popped_a{0}, pushed_b{0}, popped_b{0};
+  {
+    smr::treiber_stack<std::uint64_t, smr::nbr> sa(da), sb(db);
+    smr::test::run_threads(
+        4,
+        [&](unsigned t) {
+          auto ha = da.attach();
+          auto hb = db.attach();
+          smr::test::rng r(t + 7);
+          for (std::uint64_t i = 0; i < smr::test::scaled_ops(4000); ++i) {
+            const std::uint64_t v = r.below(1000) + 1;
+            switch (r.below(4)) {
+              case 0: sa.push(ha, v); pushed_a += v; break;
+              case 1: if (auto p = sa.pop(ha)) popped_a += *p; break;
+              case 2: sb.push(hb, v); pushed_b += v; break;
+              default: if (auto p = sb.pop(hb)) popped_b += *p; break;
+            }
+          }
+        },
+        std::chrono::seconds(120), "two NBR domains");
+    std::uint64_t left_a = 0, left_b = 0;
+    sa.for_each_unsafe([&](std::uint64_t v) { left_a += v; });
+    sb.for_each_unsafe([&](std::uint64_t v) { left_b += v; });
+    EXPECT_EQ(pushed_a.load(), popped_a.load() + left_a);
+    EXPECT_EQ(pushed_b.load(), popped_b.load() + left_b);
+  }
+  EXPECT_GT(da.stats().freed, 0u);
+  EXPECT_GT(db.stats().freed, 0u);
+}
+
+// Threads attach, work briefly and exit while another thread signals every registered thread
+// on every retirement: no signal may reach a thread that is gone (ASan / crash), and the
+// domain must keep reclaiming.
+TEST(Nbr, ThreadChurnWhileSignalling) {
+  smr::nbr domain({.bag_threshold = 1, .signal_every_thread = true});
+  // Separate stacks: the reclaimer's tight loop must not starve the churning threads' CASes.
+  smr::treiber_stack<std::uint64_t, smr::nbr> busy(domain), churn(domain);
+  std::atomic<bool> stop{false};
+  smr::test::watchdog dog(std::chrono::seconds(120), "NBR thread churn");
+  std::thread reclaimer([&] {
+    auto h = domain.attach();
+    std::uint64_t i = 0;
+    while (!stop.load(std::memory_order_acquire)) {
+      busy.push(h, ++i);
+      busy.pop(h);  // retires: a round that signals every registered thread
+      // Throttled: Linux re-arms an interrupted nanosleep with its timer slack (~50 us) added,
+      // so signals sent faster than that would keep the other threads' sleeps from ending.
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  });
+  for (int round = 0; round < 40; ++round) {
+    std::vector<std::thread> ts;
+    for (int k = 0; k < 3; ++k)
+      ts.emplace_back([&, k] {
+        auto h = domain.attach();
+        for (int j = 0; j < 20; ++j) {
+          churn.push(h, static_cast<std::uint64_t>(k));
+          churn.pop(h);
+        }
+      });
+    for (auto& th : ts) th.join();
+  }
+  stop.store(true, std::memory_order_release);
+  reclaimer.join();
+  const auto s = domain.stats();
+  EXPECT_GT(s.signals, 0u);
+  EXPECT_GT(s.freed, 0u);
+  EXPECT_LE(s.freed, s.retired);
+}
+
+}  // namespace
