@@ -1,0 +1,309 @@
+// One timed trial of data structure DS with reclaimer R (Hart §4, IBR §5, NBR §6, Epochs §3):
+//
+//  1. a fresh domain and structure; worker threads attach and prefill it together to the
+//     requested size (timed, reported as prefill_s);
+//  2. stalled threads (--stall) each begin an operation: before the start, so that every trial
+//     is comparable;
+//  3. with every thread waiting, the timeline is restarted and the statistics baseline taken;
+//  4. all workers are released at once and run the operation mix until the stop signal, which
+//     the main thread raises after --duration; a monitor samples RSS and unreclaimed nodes;
+//  5. statistics are read while the handles still live, then threads exit and the structure is
+//     validated single-threaded.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "ds_ops.hpp"
+#include "latency_histogram.hpp"
+#include "memory_monitor.hpp"
+#include "pinning.hpp"
+#include "progress.hpp"
+#include "reclaimer_list.hpp"
+#include "sync.hpp"
+#include "trial.hpp"
+#include "tunables.hpp"
+
+namespace smrbench {
+
+namespace detail {
+
+inline std::uint64_t now_ns() { return smr::core::monotonic_ns(); }
+
+struct alignas(64) worker_state {
+  accounting prefill;
+  accounting trial;
+  std::uint64_t ops = 0;
+  std::unique_ptr<latency_histogram> latency;
+  std::string pin_error;
+};
+
+inline smr::core::stats_snapshot delta(const smr::core::stats_snapshot& end, const smr::core::stats_snapshot& start) {
+  smr::core::stats_snapshot d = end;
+  d.retired -= start.retired;
+  d.freed -= start.freed;
+  d.epochs -= start.epochs;
+  d.signals -= start.signals;
+  d.restarts -= start.restarts;
+  d.protect_retries -= start.protect_retries;
+  d.free_time_ns -= start.free_time_ns;
+  d.free_batches -= start.free_batches;
+  return d;
+}
+
+enum phase : int { prefilling = 0, prefilled = 1, running = 2, released = 3 };
+
+}  // namespace detail
+
+// Builds the structure for a trial. A structure that takes a size hint (hash_map: its bucket
+// count) gets the steady-state size of equal insert and delete shares, key_range / 2, so its
+// load factor is ~1 for any key range up to 2^27. Construction errors (too few protection slots for the
+// structure, say) are bad input.
+template <class DS, class R>
+void build_structure(std::optional<DS>& out, R& domain, std::uint64_t key_range) {
+  try {
+    if constexpr (std::is_constructible_v<DS, R&, std::size_t>) {
+      constexpr std::uint64_t max_hint = std::uint64_t{1} << 26;  // a sane table for huge ranges
+      out.emplace(domain, static_cast<std::size_t>(std::clamp<std::uint64_t>(key_range / 2, 1, max_hint)));
+    } else {
+      out.emplace(domain);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string(DS::name) + " with " + reclaimer_name<R>() + ": " + e.what());
+  }
+}
+
+// Everything a trial would refuse, checked before any trial runs: the tunables and the
+// construction of the domain and the structure. Returns "" or the reason.
+template <template <class, class> class DSTemplate, class R>
+std::string preflight(const options& o) {
+  typename R::config cfg{};
+  if (std::string err = apply_params(cfg, o.params, reclaimer_name<R>()); !err.empty()) return err;
+  try {
+    R domain(cfg);
+    std::optional<DSTemplate<key_type, R>> ds;
+    build_structure(ds, domain, o.key_range);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
+template <template <class, class> class DSTemplate, class R>
+trial_result run_trial(const trial_spec& spec) {
+  using ds_t = DSTemplate<key_type, R>;
+  using handle_t = typename R::handle;
+  const options& o = *spec.opt;
+  const unsigned workers = o.threads;
+  const unsigned stallers = o.stall;
+  const std::uint64_t key_range = o.key_range;
+  const std::uint64_t prefill_target = o.prefill.value_or(0);
+
+  trial_result res;
+  typename R::config cfg{};
+  if (std::string err = apply_params(cfg, o.params, reclaimer_name<R>()); !err.empty()) throw usage_error(err);
+  cfg.timeline = spec.timeline;
+  res.params = describe_params(cfg);
+  res.metrics = R::traits.metrics;
+
+  R domain(cfg);
+  std::optional<ds_t> ds_storage;  // destroyed before the domain
+  build_structure(ds_storage, domain, key_range);
+  ds_t& ds = *ds_storage;
+
+  std::vector<detail::worker_state> states(workers);
+  std::atomic<std::uint64_t> prefill_claimed{0};
+  phase_gate phase;
+  arrival_counter prefilled, stalled, workers_done, stallers_done;
+  stop_signal stop;
+  std::atomic<std::uint64_t> timeline_origin{0};  // first instant a stall event may start at
+
+  auto worker = [&](unsigned i) {
+    detail::worker_state& st = states[i];
+    if (!spec.worker_cpus.empty()) st.pin_error = pin_current_thread(spec.worker_cpus[i]);
+    st.latency = std::make_unique<latency_histogram>();
+    rng rnd(spec.seed * 0x9E3779B97F4A7C15ull + i);
+    handle_t h = domain.attach();
+
+    // Prefill: claim a slot, then add keys until one is new (sets skip keys already present).
+    accounting pre;
+    while (prefill_claimed.fetch_add(1, std::memory_order_relaxed) < prefill_target) {
+      while (!add_key(ds, h, static_cast<key_type>(rnd.below(key_range)), pre)) {
+      }
+    }
+    st.prefill = pre;
+    prefilled.arrive();
+    phase.wait_for(detail::running);
+
+    const op_chooser chooser(o.workload);
+    latency_histogram& lat = *st.latency;
+    accounting acc;
+    std::uint64_t ops = 0;
+    while (!stop.raised()) {
+      const std::uint64_t r = rnd.next();
+      const op_kind op = chooser.pick(static_cast<std::uint32_t>(r >> 32));
+      const auto k = static_cast<key_type>(rnd.below(key_range));
+      if ((r & 63) == 0) {  // time one operation in 64, chosen at random so no period aliases
+        const std::uint64_t t0 = detail::now_ns();
+        run_op(ds, h, op, k, acc);
+        lat.add(detail::now_ns() - t0);
+      } else {
+        run_op(ds, h, op, k, acc);
+      }
+      ++ops;
+    }
+    st.trial = acc;
+    st.ops = ops;
+    workers_done.arrive();
+    phase.wait_for(detail::released);  // the handle must live until the statistics are read
+  };
+
+  auto staller = [&](unsigned) {
+    handle_t h = domain.attach();
+    smr::core::timeline_buffer* tl = nullptr;
+    if constexpr (requires { h.thread_id(); }) {
+      if (spec.timeline != nullptr) tl = spec.timeline->attach(h.thread_id());
+    }
+    const auto stall_length = std::chrono::duration<double, std::milli>(o.stall_ms.value_or(0));
+    phase.wait_for(detail::prefilled);
+    bool first = true;
+    for (;;) {
+      std::uint64_t begin = 0;
+      {
+        [[maybe_unused]] auto g = h.begin_op();
+        begin = detail::now_ns();
+        if (first) {
+          first = false;
+          stalled.arrive();
+          phase.wait_for(detail::running);
+        }
+        if (o.stall_kind == stall_mode::whole) {
+          stop.wait();
+        } else {
+          stop.sleep_for(stall_length);
+        }
+      }
+      const std::uint64_t end = detail::now_ns();
+      if (tl != nullptr) {
+        // Stalls begun before the timeline restarted are clipped to its origin.
+        tl->record(smr::core::event_kind::stall, std::max(begin, timeline_origin.load(std::memory_order_relaxed)),
+                   std::max(end, timeline_origin.load(std::memory_order_relaxed)), 0);
+      }
+      if (o.stall_kind == stall_mode::whole || stop.raised()) break;
+      if (stop.sleep_for(stall_length)) break;  // outside any operation between stalls
+    }
+    stallers_done.arrive();
+    phase.wait_for(detail::released);
+  };
+
+  progress prog(o.quiet);
+  std::vector<std::thread> threads;
+  threads.reserve(workers + stallers);
+  auto abandon = [&] {
+    stop.raise();
+    phase.advance_to(detail::released);
+    for (auto& t : threads) t.join();
+  };
+  try {
+    for (unsigned i = 0; i < workers; ++i) threads.emplace_back(worker, i);
+    for (unsigned j = 0; j < stallers; ++j) threads.emplace_back(staller, j);
+  } catch (...) {
+    abandon();
+    throw;
+  }
+
+  // 1. Prefill.
+  const auto prefill_start = std::chrono::steady_clock::now();
+  while (prefilled.load() < workers) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    prog.tick([&] {
+      const std::uint64_t done = std::min(prefill_claimed.load(std::memory_order_relaxed), prefill_target);
+      return "trial " + std::to_string(spec.trial) + ": prefill " + std::to_string(done) + "/" +
+             std::to_string(prefill_target);
+    });
+  }
+  res.prefill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - prefill_start).count();
+
+  // 2. Stalled threads enter their operation.
+  phase.advance_to(detail::prefilled);
+  stalled.wait_for(stallers);
+
+  // 3. Baselines, with every thread waiting.
+  if (spec.timeline != nullptr) {
+    spec.timeline->restart();
+    timeline_origin.store(smr::core::monotonic_ns(), std::memory_order_relaxed);
+  }
+  const smr::core::stats_snapshot start_stats = domain.stats();
+
+  // 4. The timed trial.
+  const auto period = std::clamp<std::chrono::microseconds>(
+      std::chrono::microseconds(static_cast<std::int64_t>(o.duration_s * 1e6 / 200)), std::chrono::milliseconds(1),
+      std::chrono::milliseconds(10));
+  memory_monitor monitor(period, [&] { return domain.stats().unreclaimed; });
+  const auto go = std::chrono::steady_clock::now();
+  const auto deadline = go + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(o.duration_s));
+  const double cpu_at_go = process_cpu_seconds();
+  phase.advance_to(detail::running);
+  for (auto now = go; now < deadline; now = std::chrono::steady_clock::now()) {
+    std::this_thread::sleep_until(std::min(deadline, now + std::chrono::milliseconds(250)));
+    prog.tick([&] {
+      char line[96];
+      std::snprintf(line, sizeof line, "trial %u: %.1f s of %g s", spec.trial,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - go).count(), o.duration_s);
+      return std::string(line);
+    });
+  }
+  stop.raise();
+  const auto stopped = std::chrono::steady_clock::now();
+  res.elapsed_s = std::chrono::duration<double>(stopped - go).count();
+
+  // 5. Statistics while every handle is alive, then teardown.
+  workers_done.wait_for(workers);
+  res.cpu_s = process_cpu_seconds() - cpu_at_go;
+  const smr::core::stats_snapshot end_stats = domain.stats();
+  const memory_monitor::result mem = monitor.finish();
+  stallers_done.wait_for(stallers);
+  phase.advance_to(detail::released);
+  for (auto& t : threads) t.join();
+
+  res.stats = detail::delta(end_stats, start_stats);
+  res.peak_unreclaimed = std::max<std::int64_t>(end_stats.peak_unreclaimed, mem.max_sampled);
+  res.avg_unreclaimed = mem.avg_sampled;
+  res.avg_unreclaimed_per_op = mem.avg_sampled / workers;
+  res.peak_rss_bytes = mem.peak_rss_bytes;
+  res.end_rss_bytes = mem.end_rss_bytes;
+
+  latency_histogram all;
+  std::uint64_t expected_count = 0, expected_sum = 0;
+  for (const auto& st : states) {
+    if (!st.pin_error.empty()) prog.say("warning: " + st.pin_error);
+    res.per_thread_ops.push_back(st.ops);
+    res.ops += st.ops;
+    res.prefill_count += st.prefill.inserted;
+    all.merge(*st.latency);
+    expected_count += st.prefill.inserted + st.trial.inserted - st.trial.removed;
+    expected_sum += st.prefill.inserted_sum + st.trial.inserted_sum - st.trial.removed_sum;
+  }
+  res.latency = {all.percentile(0.50), all.percentile(0.99), all.percentile(0.999), all.max(), all.samples()};
+
+  if (o.test_corrupt) {
+    handle_t h = domain.attach();
+    corrupt(ds, h);
+  }
+  const validation v = validate(ds, expected_count, expected_sum, key_range);
+  res.valid = v.ok;
+  res.validation_detail = v.detail;
+  return res;
+}
+
+}  // namespace smrbench

@@ -1,0 +1,14 @@
+// The machine and build a result comes from (the record's "env"): enough to tell two results
+// apart and to reproduce one.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace smrbench {
+
+// cpu, cores, kernel, hostname, compiler, build_type, flags, commit, allocator_version.
+nlohmann::json environment(const std::string& allocator_version);
+
+}  // namespace smrbench

@@ -1,0 +1,150 @@
+// smrbench: timed trials of a concurrent data structure with a memory reclaimer.
+//
+// Order of business: every input is checked (names, pair compatibility, tunables, allocator
+// library, output paths) before any trial runs, so bad input costs nothing and leaves no file;
+// then each trial runs on a fresh domain and structure, is validated, and is reported.
+// Exit status: 0 ok, 1 a trial failed validation, 2 bad input, 3 a run-time failure.
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator.hpp"
+#include "atomic_file.hpp"
+#include "environment.hpp"
+#include "options.hpp"
+#include "pinning.hpp"
+#include "progress.hpp"
+#include "registry.hpp"
+#include "report.hpp"
+#include "timeline_io.hpp"
+#include "workload.hpp"
+
+namespace smrbench {
+namespace {
+
+int run_list(const options& o) {
+  const registry& reg = registry::instance();
+  if (o.json_path.empty()) {
+    print_list(stdout, reg);
+    return 0;
+  }
+  const std::string text = list_json(reg).dump() + "\n";
+  if (o.json_path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  atomic_file f(o.json_path, "--json");
+  f.write(text);
+  f.commit();
+  return 0;
+}
+
+// The checks that need the registry: names, compatibility, tunables, workload and prefill
+// against the kind of structure.
+trial_fn resolve(const options& o) {
+  const registry& reg = registry::instance();
+  const ds_entry& ds = reg.data_structure(o.ds);
+  const reclaimer_entry& rec = reg.reclaimer(o.reclaimer);
+  const pair_entry& pair = reg.pair(o.ds, o.reclaimer);
+  if (std::string err = rec.check_params(o.params); !err.empty()) throw usage_error(err);
+  if (std::string err = pair.preflight(o); !err.empty()) throw usage_error(err);
+  if (ds.kind != ds_kind::set && o.workload.search != 0)
+    throw usage_error("--workload " + o.workload.label() + " has searches, but " + o.ds + " is a " +
+                      ds_kind_name(ds.kind) + " with no search operation; use a search share of 0 (e.g. 50i-50d)");
+  if (ds.kind == ds_kind::set && o.prefill.value_or(0) > o.key_range)
+    throw usage_error("--prefill " + std::to_string(*o.prefill) + " exceeds --key-range " +
+                      std::to_string(o.key_range) + ": a set holds distinct keys");
+  return pair.run;
+}
+
+int run(int argc, char** argv) {
+  options o = parse_options(argc, argv);
+  if (o.help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return 0;
+  }
+  check_options(o);
+  if (o.list) return run_list(o);
+
+  const trial_fn run_trial = resolve(o);
+  select_allocator(o.allocator, argv);  // may re-execute under LD_PRELOAD
+  const std::string allocator_version = verify_allocator(o.allocator);
+
+  // Output paths are proven writable before any trial runs.
+  std::optional<atomic_file> json_file;
+  if (!o.json_path.empty() && o.json_path != "-") json_file.emplace(o.json_path, "--json");
+  if (!o.timeline_path.empty()) {
+    for (unsigned t = 1; t <= o.trials; ++t) atomic_file probe(timeline_path_for(o.timeline_path, t, o.trials), "--timeline");
+  }
+
+  if (o.poison) smr::core::set_poison_on_free(true);
+  const nlohmann::json env = environment(allocator_version);
+  const std::vector<int> cpus = cpu_assignment(o.pin, o.threads);
+  // With --json - the records own stdout; the table moves to stderr.
+  std::FILE* table = o.json_path == "-" ? stderr : stdout;
+
+  const progress prog(o.quiet);
+  prog.say(o.ds + " + " + o.reclaimer + ", " + std::to_string(o.threads) + " threads, " + o.workload.label() +
+           ", key range " + std::to_string(o.key_range) + ", prefill " + std::to_string(*o.prefill) + ", allocator " +
+           allocator_version);
+  print_table_header(table);
+  std::vector<trial_result> results;
+  bool all_valid = true;
+  for (unsigned t = 1; t <= o.trials; ++t) {
+    std::unique_ptr<smr::core::timeline> tl;
+    if (!o.timeline_path.empty()) tl = std::make_unique<smr::core::timeline>(o.timeline_capacity);
+    trial_spec spec;
+    spec.opt = &o;
+    spec.trial = t;
+    spec.seed = rng::mix(o.seed + t);
+    spec.worker_cpus = cpus;
+    spec.timeline = tl.get();
+
+    trial_result r = run_trial(spec);  // the domain is gone when this returns
+    if (o.poison) smr::core::drain_quarantine();
+
+    std::optional<timeline_counts> counts;
+    std::string timeline_file;
+    if (tl) {
+      counts = count_events(*tl);
+      timeline_file = timeline_path_for(o.timeline_path, t, o.trials);
+      atomic_file f(timeline_file, "--timeline");
+      f.write(format_timeline(*tl, trial_config(o, r.params, t)));
+      f.commit();
+    }
+    if (!r.valid) {
+      all_valid = false;
+      std::fprintf(stderr, "smrbench: VALIDATION FAILED in trial %u: %s\n", t, r.validation_detail.c_str());
+    }
+    const std::string line = trial_record(o, t, r, env, counts, timeline_file).dump() + "\n";
+    if (json_file) {
+      json_file->write(line);
+    } else if (o.json_path == "-") {
+      std::fputs(line.c_str(), stdout);
+      std::fflush(stdout);
+    }
+    print_table_row(table, o, t, r);
+    results.push_back(std::move(r));
+  }
+  print_summary(table, results);
+  if (json_file) json_file->commit();
+  return all_valid ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace smrbench
+
+int main(int argc, char** argv) {
+  try {
+    return smrbench::run(argc, argv);
+  } catch (const smrbench::usage_error& e) {
+    std::fprintf(stderr, "smrbench: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "smrbench: error: %s\n", e.what());
+    return 3;
+  }
+}

@@ -1,0 +1,218 @@
+#include "options.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <thread>
+
+namespace smrbench {
+
+const char* pin_policy_name(pin_policy p) {
+  switch (p) {
+    case pin_policy::none: return "none";
+    case pin_policy::compact: return "compact";
+    case pin_policy::scatter: return "scatter";
+  }
+  return "?";
+}
+
+const char* stall_mode_name(stall_mode m) { return m == stall_mode::whole ? "whole" : "periodic"; }
+
+namespace {
+
+template <class T>
+T parse_unsigned(const std::string& opt, const std::string& v, T lo, T hi) {
+  std::uint64_t x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size() || v.empty())
+    throw usage_error("bad " + opt + " '" + v + "': expected a non-negative integer");
+  if (x < lo || x > hi)
+    throw usage_error("bad " + opt + " '" + v + "': must be between " + std::to_string(lo) +
+                      " and " + std::to_string(hi));
+  return static_cast<T>(x);
+}
+
+double parse_positive_seconds(const std::string& opt, const std::string& v, double hi) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x))
+    throw usage_error("bad " + opt + " '" + v + "': expected a number");
+  if (x <= 0) throw usage_error("bad " + opt + " '" + v + "': must be positive");
+  if (x > hi) throw usage_error("bad " + opt + " '" + v + "': at most " + std::to_string(hi));
+  return x;
+}
+
+}  // namespace
+
+std::string usage_text() {
+  return R"(usage: smrbench --ds NAME --reclaimer NAME [options]
+       smrbench --list [--json -|FILE]
+
+Runs timed trials of a concurrent data structure with a memory reclaimer and reports
+throughput, latency, memory and reclamation metrics; validates the structure after each trial.
+
+  --ds NAME              data structure (see --list)
+  --reclaimer NAME       reclaimer (see --list)
+  --threads N            worker threads (default: available cores; 1..4096)
+  --duration S           seconds per timed trial, fractions allowed (default 1)
+  --trials N             trials, each on a fresh structure (default 1)
+  --seed N               base seed of the per-thread random streams (default 1)
+  --key-range N          keys are uniform in [0, N) (default 65536)
+  --workload W           50i-50d | 25i-25d-50s | 5i-5d-90s | I,D,S percentages (default 50i-50d)
+  --prefill N            elements inserted before timing (default key-range/2, the 50/50
+                         steady state)
+  --pin P                none | compact | scatter (default none)
+  --allocator A          system | jemalloc | tcmalloc | mimalloc (default system)
+  --stall N              N extra threads that stall inside an operation
+  --stall-mode M         whole (stalled for the whole trial, default) | periodic
+  --stall-ms MS          periodic mode: milliseconds per stall (and between stalls)
+  --quiescent-every K    operations between quiescent states (qsbr)
+  --param NAME=VALUE     reclaimer tunable, repeatable (see --list for each reclaimer's names)
+  --json FILE            JSON lines, one record per trial ('-' = stdout)
+  --timeline FILE        timeline of reclamation events (Epochs §3.1), CSV
+  --timeline-capacity N  timeline events kept per thread (default 100000)
+  --poison               poison and quarantine freed nodes (use-after-free detector)
+  --list                 list data structures, reclaimers, allocators, compatible pairs
+  --quiet                no progress on stderr
+  --help                 this text
+
+Exit status: 0 ok, 1 a trial failed validation, 2 bad input.
+)";
+}
+
+options parse_options(int argc, char** argv) {
+  options o;
+  std::map<std::string, std::function<void(const std::string&)>> with_value = {
+      {"--ds", [&](const std::string& v) { o.ds = v; }},
+      {"--reclaimer", [&](const std::string& v) { o.reclaimer = v; }},
+      {"--threads",
+       [&](const std::string& v) { o.threads = parse_unsigned<unsigned>("--threads", v, 1, max_threads); }},
+      {"--duration",
+       [&](const std::string& v) { o.duration_s = parse_positive_seconds("--duration", v, 1e6); }},
+      {"--trials",
+       [&](const std::string& v) { o.trials = parse_unsigned<unsigned>("--trials", v, 1, 100000); }},
+      {"--seed",
+       [&](const std::string& v) {
+         o.seed = parse_unsigned<std::uint64_t>("--seed", v, 0, ~std::uint64_t{0});
+       }},
+      {"--key-range",
+       [&](const std::string& v) {
+         o.key_range = parse_unsigned<std::uint64_t>("--key-range", v, 1, std::uint64_t{1} << 62);
+       }},
+      {"--workload",
+       [&](const std::string& v) {
+         std::string err;
+         auto m = parse_workload(v, err);
+         if (!m) throw usage_error(err);
+         o.workload = *m;
+       }},
+      {"--prefill",
+       [&](const std::string& v) {
+         o.prefill = parse_unsigned<std::uint64_t>("--prefill", v, 0, std::uint64_t{1} << 40);
+       }},
+      {"--pin",
+       [&](const std::string& v) {
+         if (v == "none") o.pin = pin_policy::none;
+         else if (v == "compact") o.pin = pin_policy::compact;
+         else if (v == "scatter") o.pin = pin_policy::scatter;
+         else throw usage_error("bad --pin '" + v + "': expected none, compact or scatter");
+       }},
+      {"--allocator", [&](const std::string& v) { o.allocator = v; }},
+      {"--stall",
+       [&](const std::string& v) { o.stall = parse_unsigned<unsigned>("--stall", v, 0, max_threads); }},
+      {"--stall-mode",
+       [&](const std::string& v) {
+         if (v == "whole") o.stall_kind = stall_mode::whole;
+         else if (v == "periodic") o.stall_kind = stall_mode::periodic;
+         else throw usage_error("bad --stall-mode '" + v + "': expected whole or periodic");
+       }},
+      {"--stall-ms",
+       [&](const std::string& v) { o.stall_ms = parse_positive_seconds("--stall-ms", v, 3.6e6); }},
+      {"--quiescent-every",
+       [&](const std::string& v) {
+         parse_unsigned<std::uint64_t>("--quiescent-every", v, 1, std::uint64_t{1} << 32);
+         o.params.emplace_back("quiescent_every", v);
+       }},
+      {"--param",
+       [&](const std::string& v) {
+         const auto eq = v.find('=');
+         if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+           throw usage_error("bad --param '" + v + "': expected NAME=VALUE");
+         o.params.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+       }},
+      {"--json",
+       [&](const std::string& v) {
+         if (v.empty()) throw usage_error("bad --json: empty file name");
+         o.json_path = v;
+       }},
+      {"--timeline",
+       [&](const std::string& v) {
+         if (v.empty() || v == "-") throw usage_error("bad --timeline '" + v + "': expected a file name");
+         o.timeline_path = v;
+       }},
+      {"--timeline-capacity",
+       [&](const std::string& v) {
+         o.timeline_capacity =
+             parse_unsigned<std::size_t>("--timeline-capacity", v, 1, std::size_t{100000000});
+         o.timeline_capacity_given = true;
+       }},
+  };
+  std::map<std::string, std::function<void()>> flags = {
+      {"--list", [&] { o.list = true; }},
+      {"--poison", [&] { o.poison = true; }},
+      {"--quiet", [&] { o.quiet = true; }},
+      {"--help", [&] { o.help = true; }},
+      {"-h", [&] { o.help = true; }},
+      {"--test-corrupt", [&] { o.test_corrupt = true; }},
+  };
+
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool inline_value = false;
+    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      inline_value = true;
+    }
+    if (auto f = flags.find(arg); f != flags.end()) {
+      if (inline_value) throw usage_error(arg + " takes no value");
+      f->second();
+      continue;
+    }
+    auto w = with_value.find(arg);
+    if (w == with_value.end()) throw usage_error("unknown option '" + arg + "' (see --help)");
+    if (!inline_value) {
+      if (i + 1 >= argc) throw usage_error(arg + " needs a value");
+      value = argv[++i];
+    }
+    w->second(value);
+  }
+  return o;
+}
+
+void check_options(options& o) {
+  if (o.help || o.list) return;
+  if (o.ds.empty()) throw usage_error("missing --ds NAME (see --list)");
+  if (o.reclaimer.empty()) throw usage_error("missing --reclaimer NAME (see --list)");
+  if (o.threads == 0) {
+    const unsigned hc = std::thread::hardware_concurrency();
+    o.threads = hc == 0 ? 1 : hc;
+  }
+  if (static_cast<unsigned long>(o.threads) + o.stall > max_threads)
+    throw usage_error("--threads plus --stall is " + std::to_string(o.threads + o.stall) +
+                      ", more than the limit of " + std::to_string(max_threads));
+  if (o.stall == 0 && (o.stall_ms || o.stall_kind != stall_mode::whole))
+    throw usage_error("--stall-mode and --stall-ms need --stall N");
+  if (o.stall_kind == stall_mode::periodic && !o.stall_ms)
+    throw usage_error("--stall-mode periodic needs --stall-ms MS");
+  if (o.stall_kind == stall_mode::whole && o.stall_ms)
+    throw usage_error("--stall-ms applies only to --stall-mode periodic");
+  if (o.timeline_capacity_given && o.timeline_path.empty())
+    throw usage_error("--timeline-capacity needs --timeline FILE");
+  if (!o.prefill) o.prefill = o.key_range / 2;
+}
+
+}  // namespace smrbench

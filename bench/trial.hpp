@@ -1,0 +1,51 @@
+// What one timed trial takes and what it yields: the boundary between the templated driver
+// (driver.hpp, instantiated per data structure x reclaimer) and everything else, which is not
+// templated.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "options.hpp"
+#include "smr/core/stats.hpp"
+#include "smr/core/timeline.hpp"
+
+namespace smrbench {
+
+struct trial_spec {
+  const options* opt = nullptr;
+  unsigned trial = 1;                   // 1-based
+  std::uint64_t seed = 0;               // this trial's seed (derived from --seed and trial)
+  std::vector<int> worker_cpus;         // empty = not pinned; else one CPU per worker
+  smr::core::timeline* timeline = nullptr;
+};
+
+struct latency_summary {
+  std::uint64_t p50 = 0, p99 = 0, p999 = 0, max = 0;
+  std::uint64_t samples = 0;
+};
+
+struct trial_result {
+  nlohmann::json params = nlohmann::json::object();  // effective reclaimer tunables
+  std::vector<std::uint64_t> per_thread_ops;
+  std::uint64_t ops = 0;
+  double elapsed_s = 0;  // from the start signal to the stop signal
+  double cpu_s = 0;      // process CPU time (user + system) over the same interval
+  double prefill_s = 0;
+  std::uint64_t prefill_count = 0;
+  latency_summary latency;
+  std::uint64_t peak_rss_bytes = 0;
+  std::uint64_t end_rss_bytes = 0;
+  double avg_unreclaimed_per_op = 0;  // see docs/results-format.md for the exact definition
+  double avg_unreclaimed = 0;         // domain-wide, time-averaged
+  std::int64_t peak_unreclaimed = 0;
+  smr::core::stats_snapshot stats;  // deltas over the timed trial
+  smr::core::metric_support metrics;
+  bool valid = false;
+  std::string validation_detail;
+};
+
+}  // namespace smrbench

@@ -1,0 +1,249 @@
+"""Command-line parsing and every refusal: bad input exits with 2, says why in one line on stderr,
+and leaves no output file (not even a temporary one)."""
+
+import json
+import os
+
+import pytest
+
+from conftest import kind, listing, run, short_args
+
+
+def first_pair_of_kind(wanted):
+    for ds, rec in listing()["compatible"]:
+        if kind(ds) == wanted:
+            return ds, rec
+    pytest.skip(f"no {wanted} registered")
+
+
+def test_help_exits_zero_and_names_every_option():
+    r = run(["--help"])
+    assert r.returncode == 0
+    for opt in ["--ds", "--reclaimer", "--threads", "--duration", "--trials", "--seed", "--key-range",
+                "--workload", "--prefill", "--pin", "--allocator", "--stall", "--stall-mode", "--stall-ms",
+                "--quiescent-every", "--json", "--timeline", "--timeline-capacity", "--list", "--param",
+                "--poison"]:
+        assert opt in r.stdout
+
+
+def test_list_json_shape():
+    d = listing()
+    for key in ["data_structures", "reclaimers", "allocators", "compatible"]:
+        assert isinstance(d[key], list) and d[key], key
+    assert set(d["allocators"]) == {"system", "jemalloc", "tcmalloc", "mimalloc"}
+    for ds, rec in d["compatible"]:
+        assert ds in d["data_structures"] and rec in d["reclaimers"]
+    # Every pair is either compatible or refused with a reason, never both or neither.
+    compatible = {tuple(p) for p in d["compatible"]}
+    refused = {(ds, rec): why for ds, rec, why in d["incompatible"]}
+    assert not compatible & set(refused)
+    assert len(compatible) + len(refused) == len(d["data_structures"]) * len(d["reclaimers"])
+    assert all(refused.values())
+
+
+def test_list_table_names_everything():
+    r = run(["--list"])
+    assert r.returncode == 0
+    for name in listing()["data_structures"] + listing()["reclaimers"]:
+        assert name in r.stdout
+
+
+def test_list_json_to_file(outdir):
+    out = outdir / "list.json"
+    assert run(["--list", "--json", str(out)]).returncode == 0
+    assert json.loads(out.read_text()) == listing()
+    assert os.listdir(outdir) == ["list.json"]
+
+
+def expect_refusal(outdir, args, fragment, env=None):
+    out = outdir / "result.json"
+    r = run([*args, "--json", str(out)], env=env)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("smrbench: ")
+    assert fragment in lines[0], lines[0]
+    assert os.listdir(outdir) == [], "a refused run left files behind"
+    return lines[0]
+
+
+def test_unknown_data_structure_lists_accepted(outdir):
+    ds, rec = listing()["compatible"][0]
+    line = expect_refusal(outdir, ["--ds", "no_such_ds", "--reclaimer", rec], "unknown data structure 'no_such_ds'")
+    for name in listing()["data_structures"]:
+        assert name in line
+
+
+def test_unknown_reclaimer_lists_accepted(outdir):
+    ds, rec = listing()["compatible"][0]
+    line = expect_refusal(outdir, ["--ds", ds, "--reclaimer", "no_such"], "unknown reclaimer 'no_such'")
+    for name in listing()["reclaimers"]:
+        assert name in line
+
+
+def test_incompatible_pair_gives_reason(outdir):
+    if not listing()["incompatible"]:
+        pytest.skip("every registered pair is compatible")
+    ds, rec, why = listing()["incompatible"][0]
+    line = expect_refusal(outdir, ["--ds", ds, "--reclaimer", rec], "incompatible pair")
+    assert why in line
+
+
+@pytest.mark.parametrize("workload,fragment", [
+    ("30,30,30", "sum to 90, not 100"),
+    ("60,50,0", "sum to 110, not 100"),
+    ("50i-40d", "expected a preset"),
+    ("a,b,c", "expected a preset"),
+    ("50,50", "expected a preset"),
+])
+def test_bad_workload(outdir, workload, fragment):
+    ds, rec = first_pair_of_kind("set")
+    expect_refusal(outdir, [*short_args(ds, rec), "--workload", workload], fragment)
+
+
+@pytest.mark.parametrize("threads,fragment", [
+    ("0", "between 1 and 4096"),
+    ("4097", "between 1 and 4096"),
+    ("100000", "between 1 and 4096"),
+    ("-3", "expected a non-negative integer"),
+    ("two", "expected a non-negative integer"),
+])
+def test_bad_thread_count(outdir, threads, fragment):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--threads", threads], fragment)
+
+
+def test_threads_plus_stalled_over_limit(outdir):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--threads", "4000", "--stall", "100"], "more than the limit")
+
+
+@pytest.mark.parametrize("duration,fragment", [
+    ("0", "must be positive"),
+    ("-1", "must be positive"),
+    ("abc", "expected a number"),
+    ("nan", "expected a number"),
+])
+def test_bad_duration(outdir, duration, fragment):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--duration", duration], fragment)
+
+
+def test_missing_allocator_library_names_file_and_package(outdir, tmp_path):
+    empty = tmp_path / "nolibs"
+    empty.mkdir()
+    ds, rec = listing()["compatible"][0]
+    line = expect_refusal(outdir, [*short_args(ds, rec), "--allocator", "jemalloc"], "libjemalloc.so.2 not found",
+                          env={"SMRBENCH_ALLOCATOR_PATH": str(empty)})
+    assert str(empty) in line and "libjemalloc2" in line
+
+
+def test_unknown_allocator(outdir):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--allocator", "hoard"], "unknown allocator 'hoard'")
+
+
+def test_unwritable_json_path_refused_before_running(outdir):
+    ds, rec = listing()["compatible"][0]
+    r = run([*short_args(ds, rec), "--duration", "30", "--json", "/nonexistent-dir/x.json"], timeout=20)
+    assert r.returncode == 2
+    assert "cannot write --json output '/nonexistent-dir/x.json'" in r.stderr
+    assert "trial" not in r.stdout  # no trial ran (it would have taken 30 s)
+
+
+def test_json_path_that_is_a_directory(outdir):
+    ds, rec = listing()["compatible"][0]
+    r = run([*short_args(ds, rec), "--json", str(outdir)])
+    assert r.returncode == 2 and "is a directory" in r.stderr
+    assert os.listdir(outdir) == []
+
+
+def test_unwritable_timeline_path(outdir):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--timeline", "/nonexistent-dir/t.csv"],
+                   "cannot write --timeline output")
+
+
+def test_unknown_param_lists_accepted_names(outdir):
+    tunable = {r: names for r, names in listing()["tunables"].items() if names}
+    if not tunable:
+        pytest.skip("no reclaimer has tunables")
+    rec, names = sorted(tunable.items())[0]
+    ds = next(d for d, r in listing()["compatible"] if r == rec)
+    line = expect_refusal(outdir, [*short_args(ds, rec), "--param", "bogus=1"], f"unknown --param 'bogus' for {rec}")
+    for name in names:
+        assert name in line
+
+
+def test_bad_param_value(outdir):
+    tunable = {r: names for r, names in listing()["tunables"].items() if names}
+    if not tunable:
+        pytest.skip("no reclaimer has tunables")
+    rec, names = sorted(tunable.items())[0]
+    ds = next(d for d, r in listing()["compatible"] if r == rec)
+    expect_refusal(outdir, [*short_args(ds, rec), "--param", f"{names[0]}=lots"], f"bad --param {names[0]}=lots")
+
+
+def test_param_without_value(outdir):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--param", "novalue"], "expected NAME=VALUE")
+
+
+def test_param_given_twice(outdir):
+    tunable = {r: names for r, names in listing()["tunables"].items() if names}
+    rec, names = sorted(tunable.items())[0]
+    ds = next(d for d, r in listing()["compatible"] if r == rec)
+    expect_refusal(outdir, [*short_args(ds, rec), "--param", f"{names[0]}=5", "--param", f"{names[0]}=6"],
+                   "more than once")
+
+
+def test_quiescent_every_only_for_reclaimers_with_that_tunable(outdir):
+    others = [r for r, names in listing()["tunables"].items() if "quiescent_every" not in names]
+    ds = next(d for d, r in listing()["compatible"] if r == others[0])
+    expect_refusal(outdir, [*short_args(ds, others[0]), "--quiescent-every", "10"], "unknown --param 'quiescent_every'")
+
+
+def test_unknown_option(outdir):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--frobnicate"], "unknown option '--frobnicate'")
+
+
+def test_option_missing_its_value():
+    r = run(["--ds"])
+    assert r.returncode == 2 and "--ds needs a value" in r.stderr
+
+
+def test_missing_ds(outdir):
+    expect_refusal(outdir, ["--reclaimer", listing()["reclaimers"][0]], "missing --ds")
+
+
+def test_stack_or_queue_refuses_searches(outdir):
+    for wanted in ["stack", "queue"]:
+        ds, rec = first_pair_of_kind(wanted)
+        expect_refusal(outdir, [*short_args(ds, rec), "--workload", "25i-25d-50s"], "no search operation")
+
+
+def test_set_prefill_beyond_key_range(outdir):
+    ds, rec = first_pair_of_kind("set")
+    expect_refusal(outdir, [*short_args(ds, rec), "--key-range", "100", "--prefill", "101"], "exceeds --key-range")
+
+
+@pytest.mark.parametrize("extra,fragment", [
+    (["--stall-ms", "5"], "need --stall N"),
+    (["--stall", "1", "--stall-ms", "5"], "applies only to --stall-mode periodic"),
+    (["--stall", "1", "--stall-mode", "periodic"], "needs --stall-ms"),
+    (["--stall", "1", "--stall-mode", "sometimes"], "expected whole or periodic"),
+    (["--pin", "everywhere"], "expected none, compact or scatter"),
+    (["--timeline-capacity", "10"], "needs --timeline"),
+])
+def test_inconsistent_options(outdir, extra, fragment):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), *extra], fragment)
+
+
+def test_construction_error_is_bad_input(outdir):
+    # A hazard-pointer domain with fewer slots than the structure needs is refused up front.
+    if "hp" not in listing()["reclaimers"] or "slots" not in listing()["tunables"]["hp"]:
+        pytest.skip("no hp")
+    ds = next(d for d, r in listing()["compatible"] if r == "hp")
+    expect_refusal(outdir, [*short_args(ds, "hp"), "--param", "slots=0"], "protection slots")
