@@ -1,0 +1,253 @@
+// Bounded garbage: one thread stalls inside an operation while others churn, and the schemes
+// that promise bounded garbage (hp, ibr_2ge, nbr) must keep their unreclaimed nodes under a
+// bound derived from their configuration, while the epoch and quiescence schemes (ebr, debra,
+// qsbr) must keep every node retired since the stall (asserted too: the test can tell the two
+// kinds apart).
+//
+// Run (identical for every reclaimer, so runs are comparable):
+//   1. prefill the set (hm_list_rr, U keys) to half its range, single-threaded;
+//   2. the stalled thread attaches, begins an operation, allocates an anchor node, protects it
+//      (a read phase that reserves it, for NBR) and sleeps; only then the start barrier opens;
+//   3. T churn threads run insert/remove on the U keys; each samples its own exact
+//      handle.unreclaimed() after every operation;
+//   4. the churn threads finish, wait for each other (no churn operation is in progress any
+//      more), then detach: their exit paths free what is safe and donate the rest;
+//   5. with the stalled thread still inside its operation, stats are read, and only then is it
+//      released.
+//
+// Bounds (T churn threads, U keys, the stalled thread protects only its own anchor, which is
+// never retired):
+//   hp (K slots, scan threshold R). A scan keeps only nodes some hazard pointer names, at most
+//     K(T+1). A thread's bag therefore never exceeds max(R, K(T+1) + 1). Running peak <= T times
+//     that. After step 4 (exit scans adopt every orphan; no churn hazard is set) nothing the
+//     stalled thread names was retired: at most K remain.
+//   nbr (bag threshold B). A round frees every unreserved node once the signalled threads
+//     acknowledged; the stalled thread is in its write phase (even phase word), so it is never
+//     waited for. What a round keeps is reserved, at most reservation_slots per thread, and the
+//     next round comes B retirements later: a bag stays under B + reservation_slots(T+1).
+//     Rounds that time out free nothing, so ack_timeout is long here and timed-out rounds are
+//     asserted to be zero. After step 4 at most the stalled thread's reservations remain.
+//   ibr_2ge (era every k allocations of a thread, unscaled; scan every f retirements). The
+//     stalled reservation [lower, upper] pins the nodes born by `upper` and retired after
+//     `lower`: the at most U nodes in the set at the stall, plus what is allocated before the era
+//     passes `upper`, at most k per churn thread (a thread advances the era itself at its k-th
+//     allocation). After step 4 no other reservation exists: at most U + T k remain. While the
+//     churn runs, each churn operation's own reservation pins in the same way (U plus what is
+//     allocated during the eras it spans, here at most two); with each bag at most f past its
+//     last scan, the running peak stays under T (f + (U + T k) + T (U + 2(T+1)k)). That figure
+//     assumes no churn operation is starved (IBR §4.3.1); k is chosen so that an operation
+//     spans few eras.
+//   ebr, debra, qsbr: the stalled announcement (or missing quiescent state) stops the epoch
+//     at most one advance later, and every node retired after the stall is tagged beyond it:
+//     after step 4, unreclaimed >= retired during the churn, and above every bound above.
+// Peaks come from domain.stats().peak_unreclaimed (a gauge that may lag, never lead, by
+// 32 retirements per thread) and from the exact per-thread samples summed over threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "smr/ds/hm_list.hpp"
+#include "support/reclaimers.hpp"
+#include "support/stress.hpp"
+
+namespace {
+
+constexpr unsigned churn_threads = 4;     // T
+constexpr std::uint64_t key_range = 16;   // U
+
+struct bounds {
+  std::int64_t running;  // peak while the churn runs
+  std::int64_t settled;  // after the churn threads detached, stalled thread still stalled
+};
+
+template <class R>
+struct garbage_spec;
+
+template <>
+struct garbage_spec<smr::hp> {
+  static constexpr bool bounded = true;
+  static constexpr unsigned K = 3;  // hm_list's need
+  static constexpr std::size_t R = 8;
+  static smr::hp_config config() { return {.slots = K, .scan_threshold = R}; }
+  static bounds bound() {
+    const std::int64_t per_thread = std::max<std::int64_t>(R, K * (churn_threads + 1) + 1);
+    return {churn_threads * per_thread, K};
+  }
+};
+
+template <>
+struct garbage_spec<smr::nbr> {
+  static constexpr bool bounded = true;
+  static constexpr std::size_t B = 16;
+  static smr::nbr_config config() {
+    return {.bag_threshold = B, .ack_timeout = std::chrono::milliseconds(10000)};
+  }
+  static bounds bound() {
+    const std::int64_t slots = smr::nbr::reservation_slots;
+    return {churn_threads * static_cast<std::int64_t>(B + slots * (churn_threads + 1)), slots};
+  }
+};
+
+template <>
+struct garbage_spec<smr::ibr_2ge> {
+  static constexpr bool bounded = true;
+  static constexpr unsigned k = 16;
+  static constexpr unsigned f = 4;
+  static smr::ibr_2ge_config config() {
+    return {.epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f};
+  }
+  static bounds bound() {
+    const std::int64_t T = churn_threads, U = key_range;
+    const std::int64_t stalled_pins = U + T * k;
+    const std::int64_t churn_pins = T * (U + 2 * (T + 1) * k);
+    return {T * (f + stalled_pins + churn_pins), stalled_pins};
+  }
+};
+
+template <>
+struct garbage_spec<smr::ebr> {
+  static constexpr bool bounded = false;
+  static smr::ebr_config config() { return {.advance_every = 2}; }
+};
+template <>
+struct garbage_spec<smr::debra> {
+  static constexpr bool bounded = false;
+  static smr::debra_config config() { return {.check_every = 1}; }
+};
+template <>
+struct garbage_spec<smr::qsbr> {
+  static constexpr bool bounded = false;
+  static smr::qsbr_config config() { return {.quiescent_every = 2}; }
+};
+
+// The largest settled bound of the bounded schemes: the unbounded ones must exceed it.
+std::int64_t largest_settled_bound() {
+  return std::max({garbage_spec<smr::hp>::bound().settled, garbage_spec<smr::nbr>::bound().settled,
+                   garbage_spec<smr::ibr_2ge>::bound().settled});
+}
+
+template <class R>
+struct anchor : R::node_base {
+  std::uint64_t value = 0;
+};
+
+struct outcome {
+  std::int64_t settled_unreclaimed = 0;  // exact: retired - freed, after step 4
+  std::int64_t peak_gauge = 0;           // domain peak_unreclaimed
+  std::int64_t peak_sampled = 0;         // sum over churn threads of their largest sample
+  std::uint64_t retired_during_churn = 0;
+  std::uint64_t nbr_timed_out_rounds = 0;
+};
+
+template <class R>
+outcome run_with_stalled_thread() {
+  using set_t = smr::hm_list_rr<std::uint64_t, R>;
+  R domain(garbage_spec<R>::config());
+  outcome out;
+  set_t set(domain);
+  {
+    auto h = domain.attach();
+    smr::test::rng r(99);
+    while (set.size_unsafe() < key_range / 2) set.insert(h, r.below(key_range));
+  }
+
+  std::atomic<bool> stalled{false};
+  std::atomic<bool> release{false};
+  std::thread staller([&] {
+    auto h = domain.attach();
+    typename R::template atomic_ptr<anchor<R>> link;
+    auto g = h.begin_op();
+    anchor<R>* a = g.template create<anchor<R>>();
+    link.store(smr::core::marked_ptr<anchor<R>>(a), smr::core::mo_release);
+    g.read_phase([&] {
+      anchor<R>* p = g.protect(0, link).get();
+      g.reserve(p);
+      return p;
+    });
+    stalled.store(true, std::memory_order_release);
+    while (!release.load(std::memory_order_acquire))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    link.store(smr::core::marked_ptr<anchor<R>>(nullptr), smr::core::mo_relaxed);
+    g.dispose(a);  // never published to another thread
+  });
+  while (!stalled.load(std::memory_order_acquire)) std::this_thread::yield();
+
+  const std::uint64_t retired_before = domain.stats().retired;
+  const std::uint64_t ops = smr::test::scaled_ops(20000);
+  std::vector<std::int64_t> largest(churn_threads, 0);
+  std::atomic<unsigned> finished{0};
+  std::atomic<std::uint64_t> timed_out{0};
+  smr::test::run_threads(
+      churn_threads,
+      [&](unsigned t) {
+        auto h = domain.attach();
+        smr::test::rng r(t + 1);
+        std::int64_t mine = 0;
+        for (std::uint64_t i = 0; i < ops; ++i) {
+          const std::uint64_t k = r.below(key_range);
+          if (r.below(2) == 0)
+            set.insert(h, k);
+          else
+            set.remove(h, k);
+          mine = std::max<std::int64_t>(mine, static_cast<std::int64_t>(h.unreclaimed()));
+        }
+        largest[t] = mine;
+        if constexpr (requires { h.timed_out_rounds(); })
+          timed_out.fetch_add(h.timed_out_rounds(), std::memory_order_relaxed);
+        // Step 4: no churn operation may be in progress while the others detach.
+        finished.fetch_add(1, std::memory_order_acq_rel);
+        while (finished.load(std::memory_order_acquire) != churn_threads)
+          std::this_thread::yield();
+      },
+      std::chrono::seconds(600), "bounded garbage churn");
+
+  const auto s = domain.stats();
+  out.settled_unreclaimed = static_cast<std::int64_t>(s.retired - s.freed);
+  out.peak_gauge = s.peak_unreclaimed;
+  for (std::int64_t m : largest) out.peak_sampled += m;
+  out.retired_during_churn = s.retired - retired_before;
+  out.nbr_timed_out_rounds = timed_out.load();
+
+  release.store(true, std::memory_order_release);
+  staller.join();
+  return out;
+}
+
+template <class R>
+class BoundedGarbage : public ::testing::Test {};
+using reclaimers = ::testing::Types<smr::hp, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr>;
+TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
+
+TYPED_TEST(BoundedGarbage, StalledThread) {
+  using R = TypeParam;
+  const outcome o = run_with_stalled_thread<R>();
+  this->RecordProperty("settled_unreclaimed", std::to_string(o.settled_unreclaimed));
+  this->RecordProperty("peak_unreclaimed", std::to_string(o.peak_gauge));
+  std::printf("%s: retired during churn %llu, settled unreclaimed %lld, peak %lld (gauge) / %lld "
+              "(summed samples)\n",
+              std::string(R::base_name).c_str(),
+              static_cast<unsigned long long>(o.retired_during_churn),
+              static_cast<long long>(o.settled_unreclaimed), static_cast<long long>(o.peak_gauge),
+              static_cast<long long>(o.peak_sampled));
+  // The churn must have produced far more garbage than any bound, or the test shows nothing.
+  ASSERT_GT(o.retired_during_churn, static_cast<std::uint64_t>(10 * largest_settled_bound()));
+  if constexpr (garbage_spec<R>::bounded) {
+    const bounds b = garbage_spec<R>::bound();
+    EXPECT_LE(o.settled_unreclaimed, b.settled) << "garbage pinned by the stalled thread";
+    EXPECT_LE(o.peak_gauge, b.running) << "domain peak while the churn ran";
+    EXPECT_LE(o.peak_sampled, b.running) << "sum of per-thread peaks while the churn ran";
+    EXPECT_EQ(o.nbr_timed_out_rounds, 0u) << "an NBR round timed out: its bound does not hold";
+  } else {
+    EXPECT_GE(o.settled_unreclaimed, static_cast<std::int64_t>(o.retired_during_churn))
+        << "a node retired after the stall was freed while the thread was still stalled";
+    EXPECT_GT(o.settled_unreclaimed, largest_settled_bound());
+  }
+}
+
+}  // namespace
