@@ -10,7 +10,6 @@ debian_packages=(
   libgtest-dev            # C++ unit and stress tests
   relacy-dev              # model checking of the reclaimers' memory orders
   nlohmann-json3-dev      # smrbench JSON records
-  libcli11-dev            # smrbench command line
   libjemalloc2 libjemalloc-dev       # --allocator jemalloc
   libgoogle-perftools4 libtcmalloc-minimal4   # --allocator tcmalloc
   libmimalloc2.0          # --allocator mimalloc

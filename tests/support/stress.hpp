@@ -4,12 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include "smr/core/node.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -78,6 +81,16 @@ inline void run_threads(unsigned threads, const std::function<void(unsigned)>& b
   go.store(true, std::memory_order_release);
   for (auto& th : pool) th.join();
 }
+
+// SMR_POISON=1 turns on poison mode (core/node.hpp) for the whole test program: the
+// use-after-free detector of builds without ASan (freed nodes are overwritten and quarantined,
+// so a late reader sees impossible keys or follows a poisoned link and faults).
+inline const bool poison_from_environment = [] {
+  const char* s = std::getenv("SMR_POISON");
+  const bool on = s != nullptr && std::string_view(s) == "1";
+  smr::core::set_poison_on_free(on);
+  return on;
+}();
 
 // Sanitizer builds run several times slower; scale operation budgets so the suite stays fast.
 inline std::uint64_t scaled_ops(std::uint64_t base) {

@@ -13,6 +13,7 @@
 #include "smr/core/chaos.hpp"
 #include "smr/core/compat_check.hpp"
 #include "smr/core/handle_base.hpp"
+#include "smr/core/marked_ptr.hpp"
 #include "smr/core/traits.hpp"
 
 namespace smr {
