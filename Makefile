@@ -4,7 +4,7 @@ JOBS ?= 2
 CTEST_JOBS ?= 2
 PYTHON := .venv/bin/python
 
-.PHONY: setup build test test-asan test-tsan test-release test-python bench clean
+.PHONY: setup build build-bench test test-asan test-tsan test-release test-python bench clean
 
 setup:
 	@scripts/setup.sh
@@ -13,6 +13,11 @@ setup:
 build: setup
 	cmake --preset release
 	cmake --build --preset release -j $(JOBS)
+
+# Only what the experiments need: the benchmark binary.
+build-bench: setup
+	cmake --preset release
+	cmake --build --preset release -j $(JOBS) --target smrbench
 
 test-asan: setup
 	cmake --preset asan
@@ -36,7 +41,7 @@ test: test-asan test-tsan test-release test-python
 
 # The main job: build, run the default experiment (overview), print its summary and report path.
 # A failed trial still gets its report (it says which trial failed), then fails the target.
-bench: build
+bench: build-bench
 	@status=0; ./smrlab run overview || status=$$?; \
 	./smrlab report overview && ./smrlab summary overview || status=1; \
 	exit $$status
