@@ -83,18 +83,6 @@ class thread_registry {
     }
   }
 
-  template <class F>
-  void for_each_owned(F&& fn) {
-    for_each([&](Slot& s, std::size_t id) {
-      if (owned(s)) fn(s, id);
-    });
-  }
-
-  static bool owned(Slot& s) {
-    // The slot is the first member of its entry, so the entry can be recovered from it.
-    return reinterpret_cast<entry*>(&s)->owned.load(mo_acquire);
-  }
-
   // The slot with id `id`, for schemes that visit one slot at a time (DEBRA's round). Requires
   // id < a value high_water() returned, so the chunk holding it is published.
   Slot& slot_at(std::size_t id) {
