@@ -87,7 +87,7 @@ void build_structure(std::optional<DS>& out, R& domain, std::uint64_t key_range)
 template <template <class, class> class DSTemplate, class R>
 std::string preflight(const options& o) {
   typename R::config cfg{};
-  if (std::string err = apply_params(cfg, o.params, reclaimer_name<R>()); !err.empty()) return err;
+  if (std::string err = apply_params<R>(cfg, o.params); !err.empty()) return err;
   try {
     R domain(cfg);
     std::optional<DSTemplate<key_type, R>> ds;
@@ -110,12 +110,11 @@ trial_result run_trial(const trial_spec& spec) {
 
   trial_result res;
   typename R::config cfg{};
-  if (std::string err = apply_params(cfg, o.params, reclaimer_name<R>()); !err.empty()) throw usage_error(err);
-  cfg.timeline = spec.timeline;
-  res.params = describe_params(cfg);
+  if (std::string err = apply_params<R>(cfg, o.params); !err.empty()) throw usage_error(err);
+  res.params = describe_params<R>(cfg);
   res.metrics = R::traits.metrics;
 
-  R domain(cfg);
+  R domain(cfg, spec.timeline);
   std::optional<ds_t> ds_storage;  // destroyed before the domain
   build_structure(ds_storage, domain, key_range);
   ds_t& ds = *ds_storage;

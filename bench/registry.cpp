@@ -14,11 +14,12 @@ reclaimer_entry make_reclaimer_entry() {
   reclaimer_entry e;
   e.name = reclaimer_name<R>();
   e.traits = R::traits;
-  e.tunable_names = tunable_names<config>();
-  e.tunable_help = describe_tunables<config>();
-  e.check_params = [name = e.name](const param_list& params) {
+  e.summary = std::string(R::summary);
+  e.tunable_names = tunable_names<R>();
+  e.tunable_help = describe_tunables<R>();
+  e.check_params = [](const param_list& params) {
     config cfg{};
-    return apply_params(cfg, params, name);
+    return apply_params<R>(cfg, params);
   };
   return e;
 }

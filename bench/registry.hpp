@@ -23,6 +23,7 @@ using preflight_fn = std::string (*)(const options&);
 
 struct reclaimer_entry {
   std::string name;
+  std::string summary;  // one line: what it is, after which paper
   smr::reclaimer_traits traits;
   std::vector<std::string> tunable_names;
   std::vector<std::string> tunable_help;  // "name (default D): what it does"

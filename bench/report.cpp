@@ -116,10 +116,16 @@ nlohmann::json list_json(const registry& reg) {
     ds.push_back(d.name);
     kinds[d.name] = ds_kind_name(d.kind);
   }
-  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json metrics = nlohmann::json::object(), about = nlohmann::json::object();
   for (const auto& r : reg.reclaimers()) {
     rec.push_back(r.name);
     tunables[r.name] = r.tunable_names;
+    about[r.name] = {{"summary", r.summary},
+                     {"tunables", r.tunable_help},
+                     {"bounded_garbage", r.traits.bounded_garbage},
+                     {"protects_unlinked_traversal", r.traits.protects_unlinked_traversal},
+                     {"continues_after_write", r.traits.continues_after_write},
+                     {"slot_based_protection", r.traits.slot_based_protection}};
     nlohmann::json m = nlohmann::json::array();
     const auto& ms = r.traits.metrics;
     for (auto [name, on] : {std::pair{"epochs", ms.epochs}, std::pair{"signals", ms.signals},
@@ -138,7 +144,8 @@ nlohmann::json list_json(const registry& reg) {
   }
   return {{"data_structures", ds},       {"reclaimers", rec},        {"allocators", alloc},
           {"compatible", compatible},    {"incompatible", incompatible}, {"kinds", kinds},
-          {"tunables", tunables},        {"allocator_libraries", libraries}, {"reclaimer_metrics", metrics}};
+          {"tunables", tunables},        {"allocator_libraries", libraries}, {"reclaimer_metrics", metrics},
+          {"reclaimer_info", about}};
 }
 
 void print_list(std::FILE* out, const registry& reg) {
@@ -147,7 +154,8 @@ void print_list(std::FILE* out, const registry& reg) {
 
   std::fprintf(out, "\nreclaimers:\n");
   for (const auto& r : reg.reclaimers()) {
-    std::fprintf(out, "  %-16s bounded garbage: %s\n", r.name.c_str(), r.traits.bounded_garbage ? "yes" : "no");
+    std::fprintf(out, "  %-16s %s\n", r.name.c_str(), r.summary.c_str());
+    std::fprintf(out, "  %-16s   bounded garbage: %s\n", "", r.traits.bounded_garbage ? "yes" : "no");
     for (const auto& t : r.tunable_help) std::fprintf(out, "  %-16s   --param %s\n", "", t.c_str());
   }
 

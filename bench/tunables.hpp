@@ -1,8 +1,8 @@
-// --param NAME=VALUE: each reclaimer config's tunable fields, by name.
+// --param NAME=VALUE: each reclaimer's tunable fields, by name.
 //
-// C++ has no reflection, so every config type lists its tunables once here (one specialization
-// per config type; variants sharing a config share the entry). A config without an entry accepts
-// no --param. The `timeline` field is not a tunable: smrbench sets it from --timeline.
+// The tunables are the reclaimer's own metadata (its rule's `tunables`: name, member, meaning;
+// the default is the config's), declared once in its header; this file only parses and
+// describes them. A rule with no tunables accepts no --param.
 #pragma once
 
 #include <charconv>
@@ -24,71 +24,6 @@
 namespace smrbench {
 
 using param_list = std::vector<std::pair<std::string, std::string>>;
-
-template <class Config, class T>
-struct field {
-  std::string_view name;
-  T Config::*member;
-  std::string_view help;
-};
-
-template <class Config>
-struct tunables {
-  static constexpr std::tuple<> fields{};
-};
-
-template <>
-struct tunables<smr::qsbr_config> {
-  static constexpr std::tuple fields{
-      field{"quiescent_every", &smr::qsbr_config::quiescent_every,
-            "operations per quiescent state (also --quiescent-every)"},
-  };
-};
-
-template <>
-struct tunables<smr::ebr_config> {
-  static constexpr std::tuple fields{
-      field{"advance_every", &smr::ebr_config::advance_every,
-            "critical-region entries between attempts to advance the epoch"},
-  };
-};
-
-template <>
-struct tunables<smr::debra_config> {
-  static constexpr std::tuple fields{
-      field{"check_every", &smr::debra_config::check_every, "operations between checks of one thread's epoch"},
-  };
-};
-
-template <>
-struct tunables<smr::hp_config> {
-  static constexpr std::tuple fields{
-      field{"slots", &smr::hp_config::slots, "hazard pointers per thread (K)"},
-      field{"scan_threshold", &smr::hp_config::scan_threshold,
-            "retired nodes that trigger a scan (R); 0 = 2H + 100 with H = K x threads"},
-  };
-};
-
-template <>
-struct tunables<smr::ibr_2ge_config> {
-  static constexpr std::tuple fields{
-      field{"epoch_frequency", &smr::ibr_2ge_config::epoch_frequency, "allocations between era advances (k)"},
-      field{"scale_epoch_frequency", &smr::ibr_2ge_config::scale_epoch_frequency,
-            "multiply epoch_frequency by the registered threads (IBR §5)"},
-      field{"empty_frequency", &smr::ibr_2ge_config::empty_frequency, "retirements between scans"},
-  };
-};
-
-template <>
-struct tunables<smr::nbr_config> {
-  static constexpr std::tuple fields{
-      field{"bag_threshold", &smr::nbr_config::bag_threshold, "retirements per reclamation round"},
-      field{"ack_timeout_ms", &smr::nbr_config::ack_timeout,
-            "milliseconds a round waits for signalled threads"},
-      field{"signal_every_thread", &smr::nbr_config::signal_every_thread,
-            "signal every registered thread each round, as Algorithm 1 does"},
-  };
-};
 
 namespace detail {
 
@@ -144,16 +79,17 @@ const char* type_name() {
 
 }  // namespace detail
 
-template <class Config>
+template <class R>
 std::vector<std::string> tunable_names() {
   std::vector<std::string> names;
-  std::apply([&](const auto&... f) { (names.emplace_back(f.name), ...); }, tunables<Config>::fields);
+  std::apply([&](const auto&... f) { (names.emplace_back(f.name), ...); }, R::rule::tunables);
   return names;
 }
 
 // Applies `params` to `cfg`. Returns an empty string, or the one-line reason they are invalid.
-template <class Config>
-std::string apply_params(Config& cfg, const param_list& params, const std::string& reclaimer) {
+template <class R>
+std::string apply_params(typename R::config& cfg, const param_list& params) {
+  const std::string reclaimer(R::name);
   std::set<std::string> seen;
   for (const auto& [name, value] : params) {
     if (!seen.insert(name).second) return "--param " + name + " is given more than once";
@@ -171,10 +107,10 @@ std::string apply_params(Config& cfg, const param_list& params, const std::strin
               }(),
               ...);
         },
-        tunables<Config>::fields);
+        R::rule::tunables);
     if (!error.empty()) return error;
     if (!matched) {
-      const auto names = tunable_names<Config>();
+      const auto names = tunable_names<R>();
       if (names.empty()) return "unknown --param '" + name + "': " + reclaimer + " has no tunables";
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -185,26 +121,26 @@ std::string apply_params(Config& cfg, const param_list& params, const std::strin
 }
 
 // The effective value of every tunable (defaults included), for the record's config.params.
-template <class Config>
-nlohmann::json describe_params(const Config& cfg) {
+template <class R>
+nlohmann::json describe_params(const typename R::config& cfg) {
   nlohmann::json out = nlohmann::json::object();
   std::apply([&](const auto&... f) { ((out[std::string(f.name)] = detail::plain(cfg.*(f.member))), ...); },
-             tunables<Config>::fields);
+             R::rule::tunables);
   return out;
 }
 
 // One line per tunable for --list: "name (default D): help".
-template <class Config>
+template <class R>
 std::vector<std::string> describe_tunables() {
   std::vector<std::string> lines;
-  const Config defaults{};
+  const typename R::config defaults{};
   std::apply(
       [&](const auto&... f) {
         ((lines.push_back(std::string(f.name) + " (default " +
                           nlohmann::json(detail::plain(defaults.*(f.member))).dump() + "): " + std::string(f.help))),
          ...);
       },
-      tunables<Config>::fields);
+      R::rule::tunables);
   return lines;
 }
 

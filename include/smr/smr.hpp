@@ -1,6 +1,10 @@
-// The umbrella header: every reclaimer and every data structure.
+// The umbrella header: every reclaimer, every data structure, and the list of reclaimers.
 #pragma once
 
+#include "smr/detail/require_cpp20.hpp"
+
+#include "smr/core/concepts.hpp"
+#include "smr/core/domain.hpp"
 #include "smr/reclaimers/debra.hpp"
 #include "smr/reclaimers/ebr.hpp"
 #include "smr/reclaimers/hp.hpp"
@@ -14,3 +18,15 @@
 #include "smr/ds/lazy_list.hpp"
 #include "smr/ds/ms_queue.hpp"
 #include "smr/ds/treiber_stack.hpp"
+
+namespace smr {
+
+template <class... Rules>
+struct rule_list {};
+
+// Every reclamation rule of the library: the one line a new reclaimer adds here. smrbench, the
+// test suites and the docs' tables enumerate it; each rule whose traits say it frees also gets
+// its amortized-free variant (basic_domain<rule, core::amortized_free<>>, named <name>_af).
+using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, debra_rule, hp_rule, ibr_2ge_rule, nbr_rule>;
+
+}  // namespace smr

@@ -5,29 +5,30 @@
 // of every batch reclaimer); `amortized_free` (Kim, Brown, Singh 2024, §3.3) parks the batch
 // and frees a few nodes at the start of each operation, which avoids the long remote-free
 // calls that large batches trigger in jemalloc and tcmalloc. A reclaimer takes either as a
-// template argument (basic_debra<amortized_free<>> is debra_af) without any change. A policy is instantiated per thread inside the reclaimer's handle,
-// so it needs no synchronization. Interface:
-//   release(limbo_bag&& safe, thread_core&)  -- nodes that no thread can reach any more
-//   on_operation(thread_core&)               -- called at the start of every operation
-//   flush(thread_core&)                      -- free everything pending (thread exit)
+// template argument (basic_debra<amortized_free<>> is debra_af) without any change. A policy
+// is instantiated per thread inside the reclaimer's handle, so it needs no synchronization. Interface:
+//   release(detail::limbo_bag&& safe, detail::thread_core&)  -- nodes that no thread can reach any more
+//   on_operation(detail::thread_core&)               -- called at the start of every operation
+//   flush(detail::thread_core&)                      -- free everything pending (thread exit)
 //   pending()                                -- safe nodes not yet freed
 #pragma once
 
 #include <cstddef>
 #include <string_view>
 
-#include "smr/core/limbo_bag.hpp"
-#include "smr/core/thread_core.hpp"
+#include "smr/detail/limbo_bag.hpp"
+#include "smr/detail/thread_core.hpp"
 
 namespace smr::core {
 
 class batch_free {
  public:
   static constexpr std::string_view suffix = "";
+  static constexpr std::string_view summary_suffix = "";
 
-  void release(limbo_bag&& safe, thread_core& tc) { tc.free_now(std::move(safe)); }
-  void on_operation(thread_core&) {}
-  void flush(thread_core&) {}
+  void release(detail::limbo_bag&& safe, detail::thread_core& tc) { tc.free_now(std::move(safe)); }
+  void on_operation(detail::thread_core&) {}
+  void flush(detail::thread_core&) {}
   std::size_t pending() const { return 0; }
 };
 
@@ -41,20 +42,21 @@ class amortized_free {
 
  public:
   static constexpr std::string_view suffix = "_af";
+  static constexpr std::string_view summary_suffix = "; amortized free (Epochs too epic §3.3)";
 
-  void release(limbo_bag&& safe, thread_core&) { parked_.splice(std::move(safe)); }
-  void on_operation(thread_core& tc) {
+  void release(detail::limbo_bag&& safe, detail::thread_core&) { parked_.splice(std::move(safe)); }
+  void on_operation(detail::thread_core& tc) {
     for (unsigned i = 0; i < PerOperation; ++i) {
       retired_node* n = parked_.pop_front();
       if (n == nullptr) return;
       tc.free_one(n);
     }
   }
-  void flush(thread_core& tc) { tc.free_now(parked_.take_all()); }
+  void flush(detail::thread_core& tc) { tc.free_now(parked_.take_all()); }
   std::size_t pending() const { return parked_.size(); }
 
  private:
-  limbo_bag parked_;
+  detail::limbo_bag parked_;
 };
 
 }  // namespace smr::core

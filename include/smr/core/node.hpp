@@ -5,17 +5,34 @@
 // limbo bag serves every node type and every reclaimer. Schemes that need more (IBR's birth and
 // retire eras) extend the header in their own node_base.
 //
+// Allocation honours the node type (construct_node / guard.create):
+//  - over-aligned types (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) get the aligned global
+//    operator new and its matching delete;
+//  - a type that declares a class-specific `operator new(std::size_t)` is allocated with it and
+//    freed with its class-specific `operator delete` (the object is then built with the global
+//    placement new, `::new (mem) T`, which a class operator new cannot hide).
+// A node allocated by the user can be retired with a stateless deleter instead
+// (guard.retire(n, deleter)): smr then calls deleter(n) and never touches the memory itself.
+//
+// The limbo link doubles as the retired marker: it is null from construction until the node is
+// retired, and never null afterwards (the last node of a bag points to `end_of_bag`, poisoned
+// memory is 0xDD...). That makes a second retire of the same node detectable in every build.
+//
 // Poison mode (set_poison_on_free(true)) is the use-after-free detector that works without
 // ASan: freed nodes are overwritten with 0xDD bytes and parked in a FIFO quarantine before the
 // memory really goes back to the allocator, so a late reader sees garbage keys (checksums fail)
 // or a non-canonical pointer (it faults) instead of silently reading a recycled node.
 #pragma once
 
+#include "smr/detail/require_cpp20.hpp"
+
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "smr/core/atomic.hpp"
@@ -23,15 +40,28 @@
 namespace smr::core {
 
 struct retired_node {
-  retired_node* next_retired = nullptr;
+  retired_node* next_retired = nullptr;  // null: not retired (see above)
   void (*destroy)(retired_node*) = nullptr;
 };
 
-namespace detail {
+// The link of the last node of a limbo bag: not null, so a retired node is always marked.
+inline retired_node* const end_of_bag = reinterpret_cast<retired_node*>(std::uintptr_t{1});
+
+inline bool is_retired(const retired_node* n) { return n->next_retired != nullptr; }
+
+}  // namespace smr::core
+
+namespace smr::detail {
+
+using release_fn = void (*)(void*);
 
 struct quarantine {
+  struct entry {
+    void* memory;
+    release_fn release;
+  };
   std::mutex lock;
-  std::deque<void*> parked;
+  std::deque<entry> parked;
   static constexpr std::size_t capacity = 1u << 16;
 };
 
@@ -45,69 +75,119 @@ inline std::atomic<bool>& poison_flag() {
   return flag;
 }
 
-}  // namespace detail
+// How the memory of a T goes back: the class's operator delete, the aligned global one, or the
+// plain global one (the same choice as allocate_for<T>).
+template <class T>
+concept has_class_operator_new = requires { T::operator new(sizeof(T)); };
 
-inline void set_poison_on_free(bool on) { detail::poison_flag().store(on, std::memory_order_relaxed); }
-inline bool poison_on_free() { return detail::poison_flag().load(std::memory_order_relaxed); }
+template <class T>
+inline constexpr bool over_aligned = alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
+template <class T>
+void* allocate_for() {
+  if constexpr (has_class_operator_new<T>) {
+    return T::operator new(sizeof(T));
+  } else if constexpr (over_aligned<T>) {
+    return ::operator new(sizeof(T), std::align_val_t{alignof(T)});
+  } else {
+    return ::operator new(sizeof(T));
+  }
+}
+
+template <class T>
+void deallocate_for(void* p) {
+  if constexpr (has_class_operator_new<T>) {
+    T::operator delete(static_cast<T*>(p));
+  } else if constexpr (over_aligned<T>) {
+    ::operator delete(p, std::align_val_t{alignof(T)});
+  } else {
+    ::operator delete(p);
+  }
+}
+
+}  // namespace smr::detail
+
+namespace smr::core {
+
+inline void set_poison_on_free(bool on) { ::smr::detail::poison_flag().store(on, std::memory_order_relaxed); }
+inline bool poison_on_free() { return ::smr::detail::poison_flag().load(std::memory_order_relaxed); }
 
 inline constexpr unsigned char poison_byte = 0xDD;
 
-// Returns the bytes of a destroyed object to the allocator, or poisons and quarantines them.
-inline void release_storage(void* p, std::size_t size) {
+// Returns the bytes of a destroyed T to the allocator, or poisons and quarantines them.
+template <class T>
+void release_storage(T* obj) {
+  void* p = static_cast<void*>(obj);
 #if defined(SMR_RELACY)
   // Model checking (tests/relacy): Relacy's allocator records the free in the execution
   // history, reports a double free, and the destroyed node's rl::atomic fields report any later
   // access as "access to freed memory". Poison mode is not needed there.
-  (void)size;
   rl::rl_free(p, RL_INFO);
   return;
 #endif
   if (!poison_on_free()) {
-    ::operator delete(p);
+    ::smr::detail::deallocate_for<T>(p);
     return;
   }
-  std::memset(p, poison_byte, size);
-  auto& q = detail::poison_quarantine();
-  void* oldest = nullptr;
+  std::memset(p, poison_byte, sizeof(T));
+  auto& q = ::smr::detail::poison_quarantine();
+  ::smr::detail::quarantine::entry oldest{nullptr, nullptr};
   {
     std::lock_guard<std::mutex> g(q.lock);
-    q.parked.push_back(p);
-    if (q.parked.size() > detail::quarantine::capacity) {
+    q.parked.push_back({p, &::smr::detail::deallocate_for<T>});
+    if (q.parked.size() > ::smr::detail::quarantine::capacity) {
       oldest = q.parked.front();
       q.parked.pop_front();
     }
   }
-  if (oldest != nullptr) ::operator delete(oldest);
+  if (oldest.memory != nullptr) oldest.release(oldest.memory);
 }
 
 // Empties the quarantine (end of a test or trial).
 inline void drain_quarantine() {
-  auto& q = detail::poison_quarantine();
-  std::deque<void*> parked;
+  auto& q = ::smr::detail::poison_quarantine();
+  std::deque<::smr::detail::quarantine::entry> parked;
   {
     std::lock_guard<std::mutex> g(q.lock);
     parked.swap(q.parked);
   }
-  for (void* p : parked) ::operator delete(p);
+  for (const auto& e : parked) e.release(e.memory);
 }
 
 template <class T>
 void destroy_node(retired_node* n) {
   T* obj = static_cast<T*>(n);
   obj->~T();
-  release_storage(obj, sizeof(T));
+  release_storage(obj);
+}
+
+// A node freed by a user-supplied stateless deleter (guard.retire(n, deleter)).
+template <class T, class Deleter>
+void destroy_with_deleter(retired_node* n) {
+  Deleter{}(static_cast<T*>(n));
 }
 
 // Builds a T (derived from retired_node) with its destroy hook set. Reclaimers call this from
 // their allocation point, after which they may stamp their own header fields.
 template <class T, class... Args>
 T* construct_node(Args&&... args) {
+  static_assert(std::is_base_of_v<retired_node, T>, "a node type must derive from its reclaimer's node_base");
 #if defined(SMR_RELACY)
   void* mem = rl::rl_malloc(sizeof(T), RL_INFO);  // recorded in Relacy's history and leak check
 #else
-  void* mem = ::operator new(sizeof(T));
+  void* mem = ::smr::detail::allocate_for<T>();
 #endif
-  T* obj = new (mem) T(std::forward<Args>(args)...);
+  T* obj;
+  try {
+    obj = ::new (mem) T(std::forward<Args>(args)...);
+  } catch (...) {
+#if defined(SMR_RELACY)
+    rl::rl_free(mem, RL_INFO);
+#else
+    ::smr::detail::deallocate_for<T>(mem);
+#endif
+    throw;
+  }
   obj->destroy = &destroy_node<T>;
   return obj;
 }

@@ -2,13 +2,35 @@
 // one compatibility rule that joins them (NBR paper, Table 1). The same declarations drive the
 // compile-time refusal (static_assert in each data structure), smrbench's run-time refusal, and
 // the compatibility matrix in the docs.
+//
+// It also holds the shape of a reclaimer's metadata (tunable): every rule declares its name, a
+// one-line summary, its tunables (name, member, meaning; the defaults are the config's), its
+// traits and the metrics it reports in one place, and smrbench (--param, --list), the docs'
+// tables and the compatibility matrix read them from there.
 #pragma once
+
+#include "smr/detail/require_cpp20.hpp"
 
 #include <string_view>
 
 #include "smr/core/stats.hpp"
 
 namespace smr {
+
+// One tunable field of a reclaimer's config: its name (as --param takes it), the member, what
+// it means, and the smallest value the scheme accepts (a domain built with less throws
+// std::invalid_argument naming the field). The default is a default-constructed config's value.
+template <class Config, class T>
+struct tunable {
+  std::string_view name;
+  T Config::*member;
+  std::string_view help;
+  T minimum{};
+};
+template <class Config, class T>
+tunable(std::string_view, T Config::*, std::string_view) -> tunable<Config, T>;
+template <class Config, class T, class M>
+tunable(std::string_view, T Config::*, std::string_view, M) -> tunable<Config, T>;
 
 struct reclaimer_traits {
   // Readers may follow links out of nodes that are already unlinked (and retired) and still be
@@ -24,6 +46,9 @@ struct reclaimer_traits {
   // hazard eras): a data structure checks its need against domain.protect_slots() at
   // construction.
   bool slot_based_protection = false;
+  // Frees retired nodes while the domain lives (false only for the leaky baseline, which
+  // therefore has no amortized-free variant).
+  bool frees = true;
   core::metric_support metrics{};
 };
 

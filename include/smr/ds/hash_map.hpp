@@ -26,7 +26,7 @@
 
 namespace smr {
 
-template <class K, class R, bool RestartFromRoot = false, class Hash = std::hash<K>>
+template <class K, reclaimer R, bool RestartFromRoot = false, class Hash = std::hash<K>>
 class hash_map {
   using chain = detail::hm_chain<K, R, RestartFromRoot>;
 
@@ -40,8 +40,8 @@ class hash_map {
 
   explicit hash_map(R& domain, std::size_t buckets = default_buckets, Hash hash = Hash())
       : buckets_(buckets), hash_(std::move(hash)) {
-    static_assert(core::check_compatible<R, requirements>::value);  // see hm_list
-    core::require_protect_slots(domain, requirements.protect_slots, name.data());
+    static_assert(detail::check_compatible<R, requirements>::value);  // see hm_list
+    detail::require_protect_slots(domain, requirements.protect_slots, name);
     if (buckets_ == 0) throw std::invalid_argument("hash_map needs at least one bucket");
     table_ = std::make_unique<chain[]>(buckets_);
   }
@@ -90,7 +90,7 @@ class hash_map {
   std::unique_ptr<chain[]> table_;
 };
 
-template <class K, class R, class Hash = std::hash<K>>
+template <class K, reclaimer R, class Hash = std::hash<K>>
 using hash_map_rr = hash_map<K, R, true, Hash>;
 
 }  // namespace smr

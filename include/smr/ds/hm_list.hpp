@@ -10,8 +10,9 @@
 //
 // Meeting the reclaimer: every traversal is one read phase that ends in reserve(pred, cur,
 // next); the CASes (insert, mark, unlink) form the write phase that follows it, and after an
-// auxiliary unlink a new read phase starts (from pred, or from the head for _rr). Slot-based
-// protection uses three slots that rotate as the window moves (no copies): protect() of a
+// auxiliary unlink a new read phase starts (from pred, or from the head for _rr). An operation
+// owns three protection slots (made before any read phase, so a restart skips no destructor)
+// that rotate as the window moves, by pointer, with no copies: protect() of a
 // link validates that the link still holds the value read, mark included, so a successor read
 // unmarked from a protected node was reachable at that moment (a node is always marked before
 // it is unlinked). A marked successor is only used as a CAS operand, never dereferenced, and a
@@ -23,13 +24,14 @@
 // the _rr variant is accepted by NBR.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-#include "smr/core/chaos.hpp"
-#include "smr/core/compat_check.hpp"
-#include "smr/core/handle_base.hpp"
+#include "smr/detail/chaos.hpp"
+#include "smr/detail/compat_check.hpp"
+#include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
 #include "smr/core/traits.hpp"
@@ -40,7 +42,7 @@ namespace detail {
 
 // One Harris-Michael list on its own head link: the algorithm, shared by hm_list (one chain)
 // and hash_map (one chain per bucket). Every operation runs inside the caller's guard.
-template <class K, class R, bool RestartFromRoot>
+template <class K, reclaimer R, bool RestartFromRoot>
 class hm_chain {
  public:
   static constexpr ds_requirements requirements{
@@ -64,16 +66,17 @@ class hm_chain {
 
   template <class G>
   bool insert(G& g, const K& key) {
+    auto slots = g.template slots<3>();
     node* fresh = nullptr;  // allocated once, kept across retries
     for (;;) {
-      const window w = search(g, key);
+      const window w = search(g, slots, key);
       if (w.cur != nullptr && !(key < w.cur->key)) {
         if (fresh != nullptr) g.dispose(fresh);
         return false;
       }
       if (fresh == nullptr) fresh = g.template create<node>(key);
       fresh->next.store(mptr(w.cur), core::mo_relaxed);  // published by the CAS below
-      core::chaos_point();
+      detail::chaos_point();
       mptr expected(w.cur);
       // release: publishes the new node (and, transitively, what we read to find cur).
       if (w.prev->compare_exchange_strong(expected, mptr(fresh), core::mo_release)) return true;
@@ -82,22 +85,23 @@ class hm_chain {
 
   template <class G>
   bool remove(G& g, const K& key) {
+    auto slots = g.template slots<3>();
     for (;;) {
-      const window w = search(g, key);
+      const window w = search(g, slots, key);
       if (w.cur == nullptr || key < w.cur->key) return false;
-      core::chaos_point();
+      detail::chaos_point();
       mptr expected(w.next);
       // Logical deletion. relaxed: publishes nothing; as an RMW it extends the release sequence
       // of the write that installed `next`, so readers of the marked link still see next built.
       if (!w.cur->next.compare_exchange_strong(expected, mptr(w.next, true), core::mo_relaxed))
         continue;  // cur changed or was removed by someone else: search again
-      core::chaos_point();
+      detail::chaos_point();
       expected = mptr(w.cur);
       // release: readers that now reach `next` through pred must see it built (we acquired it).
       if (w.prev->compare_exchange_strong(expected, mptr(w.next), core::mo_release)) {
         g.retire(w.cur);
       } else {
-        search(g, key);  // Michael: a search unlinks it (by us or a helper) before returning
+        search(g, slots, key);  // Michael: a search unlinks it (by us or a helper) before returning
       }
       return true;
     }
@@ -105,7 +109,8 @@ class hm_chain {
 
   template <class G>
   bool contains(G& g, const K& key) {
-    const window w = search(g, key);
+    auto slots = g.template slots<3>();
+    const window w = search(g, slots, key);
     return w.cur != nullptr && !(key < w.cur->key);
   }
 
@@ -151,6 +156,8 @@ class hm_chain {
   };
   using link = typename R::template atomic_ptr<node>;
   using mptr = core::marked_ptr<node>;
+  using slot = typename R::protection_slot;
+  using slot_trio = std::array<slot, 3>;
 
   // pred -> cur -> next, with the slots protecting each. pred is null when prev is head_.
   struct window {
@@ -158,7 +165,7 @@ class hm_chain {
     node* pred;
     node* cur;
     node* next;
-    unsigned sp, sc, sn;
+    slot *sp, *sc, *sn;
   };
   enum class outcome { found, unlink };
   struct scan {
@@ -166,13 +173,13 @@ class hm_chain {
     outcome what;
   };
 
-  window from_head() { return window{&head_, nullptr, nullptr, nullptr, 0, 1, 2}; }
+  window from_head(slot_trio& s) { return window{&head_, nullptr, nullptr, nullptr, &s[0], &s[1], &s[2]}; }
 
   // Returns pred, cur with pred->key < key <= cur->key (cur null at the end), both unmarked
   // when read, unlinking marked nodes on the way.
   template <class G>
-  window search(G& g, const K& key) {
-    window start = from_head();
+  window search(G& g, slot_trio& slots, const K& key) {
+    window start = from_head(slots);
     bool at_head = true;
     for (;;) {
       // The read phase only reads `start`/`at_head`, so NBR may restart it at will.
@@ -183,7 +190,7 @@ class hm_chain {
       });
       if (r.what == outcome::found) return r.w;
       // Write phase: help unlink the marked cur (its next is frozen by the mark).
-      core::chaos_point();
+      detail::chaos_point();
       mptr expected(r.w.cur);
       // release: readers that reach `next` through pred must see it built (we acquired it).
       if (r.w.prev->compare_exchange_strong(expected, mptr(r.w.next), core::mo_release)) {
@@ -196,21 +203,21 @@ class hm_chain {
           continue;
         }
       }
-      start = from_head();  // failed CAS (pred changed or got marked), or the _rr variant
+      start = from_head(slots);  // failed CAS (pred changed or got marked), or the _rr variant
       at_head = true;
     }
   }
 
   // One read phase: walks from `start` until the target window or a marked node.
   template <class G>
-  scan traverse(G& g, const K& key, const window& start, bool at_head) {
+  scan traverse(G&, const K& key, const window& start, bool at_head) {
     window w = start;
     // head_ is never marked; a start inside the list already holds a protected cur.
-    if (at_head) w.cur = g.protect(w.sc, head_).get();
+    if (at_head) w.cur = w.sc->protect(head_).get();
     for (;;) {
       if (w.cur == nullptr) return {w, outcome::found};
       // cur is protected and was reachable when read unmarked from pred: deref is safe.
-      const mptr next = g.protect(w.sn, w.cur->next);
+      const mptr next = w.sn->protect(w.cur->next);
       w.next = next.get();
       if (next.marked()) return {w, outcome::unlink};
       if (!(w.cur->key < key)) return {w, outcome::found};
@@ -218,7 +225,7 @@ class hm_chain {
       w.prev = &w.cur->next;
       w.pred = w.cur;
       w.cur = w.next;
-      const unsigned freed = w.sp;
+      slot* const freed = w.sp;
       w.sp = w.sc;
       w.sc = w.sn;
       w.sn = freed;
@@ -230,7 +237,7 @@ class hm_chain {
 
 }  // namespace detail
 
-template <class K, class R, bool RestartFromRoot = false>
+template <class K, reclaimer R, bool RestartFromRoot = false>
 class hm_list {
   using chain = detail::hm_chain<K, R, RestartFromRoot>;
 
@@ -243,8 +250,8 @@ class hm_list {
   explicit hm_list(R& domain) {
     // In the constructor, not the class body, so compatible_v can query `requirements` of an
     // incompatible pair without tripping the refusal.
-    static_assert(core::check_compatible<R, requirements>::value);
-    core::require_protect_slots(domain, requirements.protect_slots, name.data());
+    static_assert(detail::check_compatible<R, requirements>::value);
+    detail::require_protect_slots(domain, requirements.protect_slots, name);
   }
   hm_list(const hm_list&) = delete;
   hm_list& operator=(const hm_list&) = delete;
@@ -276,7 +283,7 @@ class hm_list {
 };
 
 // The restart-from-root variant: the only form NBR accepts.
-template <class K, class R>
+template <class K, reclaimer R>
 using hm_list_rr = hm_list<K, R, true>;
 
 }  // namespace smr

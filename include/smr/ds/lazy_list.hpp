@@ -18,22 +18,23 @@
 // paper, Table 1); nothing else.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <thread>
 
 #include "smr/core/atomic.hpp"
-#include "smr/core/chaos.hpp"
-#include "smr/core/compat_check.hpp"
-#include "smr/core/handle_base.hpp"
+#include "smr/detail/chaos.hpp"
+#include "smr/detail/compat_check.hpp"
+#include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
 #include "smr/core/traits.hpp"
 
 namespace smr {
 
-template <class K, class R>
+template <class K, reclaimer R>
 class lazy_list {
  public:
   static constexpr std::string_view name = "lazy_list";
@@ -48,8 +49,8 @@ class lazy_list {
   explicit lazy_list(R& domain) {
     // In the constructor, not the class body, so compatible_v can query `requirements` of an
     // incompatible pair without tripping the refusal.
-    static_assert(core::check_compatible<R, requirements>::value);
-    core::require_protect_slots(domain, requirements.protect_slots, name.data());
+    static_assert(detail::check_compatible<R, requirements>::value);
+    detail::require_protect_slots(domain, requirements.protect_slots, name);
   }
   lazy_list(const lazy_list&) = delete;
   lazy_list& operator=(const lazy_list&) = delete;
@@ -64,12 +65,13 @@ class lazy_list {
 
   bool insert(handle& h, const K& key) {
     auto g = h.begin_op();
+    auto slots = g.template slots<2>();
     node* fresh = nullptr;  // allocated outside the locks, kept across retries
     for (;;) {
-      const window w = search(g, key);
+      const window w = search(g, slots, key);
       const bool seen = w.cur != nullptr && !(key < w.cur->key);
       if (!seen && fresh == nullptr) fresh = g.template create<node>(key);
-      core::chaos_point();
+      detail::chaos_point();
       lock_window(w);
       const bool valid = validate(w);
       bool done = false;
@@ -90,9 +92,10 @@ class lazy_list {
 
   bool remove(handle& h, const K& key) {
     auto g = h.begin_op();
+    auto slots = g.template slots<2>();
     for (;;) {
-      const window w = search(g, key);
-      core::chaos_point();
+      const window w = search(g, slots, key);
+      detail::chaos_point();
       lock_window(w);
       const bool valid = validate(w);
       const bool found = valid && w.cur != nullptr && !(key < w.cur->key);
@@ -112,12 +115,13 @@ class lazy_list {
 
   bool contains(handle& h, const K& key) {
     auto g = h.begin_op();
+    auto slots = g.template slots<2>();
     return g.read_phase([&] {
-      node* cur = g.protect(0, head_.next).get();
-      unsigned slot = 1;
+      node* cur = slots[0].protect(head_.next).get();
+      unsigned i = 1;
       while (cur != nullptr && cur->key < key) {
-        cur = g.protect(slot, cur->next).get();
-        slot ^= 1u;
+        cur = slots[i].protect(cur->next).get();
+        i ^= 1u;
       }
       // relaxed: see remove(); a node found unmarked was in the list at some point of the walk.
       const bool found = cur != nullptr && !(key < cur->key) && !cur->marked.load(core::mo_relaxed);
@@ -204,15 +208,15 @@ class lazy_list {
 
   // Read phase: the first node with key >= key (or the end) and its predecessor.
   template <class G>
-  window search(G& g, const K& key) {
+  window search(G& g, std::array<typename R::protection_slot, 2>& slots, const K& key) {
     return g.read_phase([&] {
       link_node* pred = &head_;
-      node* cur = g.protect(0, head_.next).get();
-      unsigned slot = 1;
+      node* cur = slots[0].protect(head_.next).get();
+      unsigned i = 1;
       while (cur != nullptr && cur->key < key) {
         pred = cur;
-        cur = g.protect(slot, cur->next).get();
-        slot ^= 1u;
+        cur = slots[i].protect(cur->next).get();
+        i ^= 1u;
       }
       g.reserve(pred, cur);
       return window{pred, cur};

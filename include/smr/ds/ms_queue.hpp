@@ -26,16 +26,16 @@
 #include <string_view>
 #include <utility>
 
-#include "smr/core/chaos.hpp"
-#include "smr/core/compat_check.hpp"
-#include "smr/core/handle_base.hpp"
+#include "smr/detail/chaos.hpp"
+#include "smr/detail/compat_check.hpp"
+#include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
 #include "smr/core/traits.hpp"
 
 namespace smr {
 
-template <class T, class R>
+template <class T, reclaimer R>
 class ms_queue {
  public:
   static constexpr std::string_view name = "ms_queue";
@@ -44,8 +44,8 @@ class ms_queue {
   using value_type = T;
 
   explicit ms_queue(R& domain) {
-    static_assert(core::check_compatible<R, requirements>::value);
-    core::require_protect_slots(domain, requirements.protect_slots, "ms_queue");
+    static_assert(detail::check_compatible<R, requirements>::value);
+    detail::require_protect_slots(domain, requirements.protect_slots, "ms_queue");
     // The first sentinel holds no value; it is never reachable by another thread before the
     // queue is shared, so it needs no guard.
     node* sentinel = core::construct_node<node>();
@@ -66,16 +66,17 @@ class ms_queue {
   void enqueue(handle& h, T value) {
     auto g = h.begin_op();
     node* fresh = g.template create<node>(std::move(value));
+    auto slot = g.slot();
     for (;;) {
       const snapshot s = g.read_phase([&] {
-        node* t = g.protect(0, tail_).get();
+        node* t = slot.protect(tail_).get();
         // acquire: if non-null we publish next through tail_, so we must see it built. If
         // null, t is the last node and still in the queue (only nodes with a successor leave).
         node* next = t->next.load(core::mo_acquire).get();
         g.reserve(t);
         return snapshot{nullptr, t, next};
       });
-      core::chaos_point();
+      detail::chaos_point();
       if (s.next != nullptr) {
         help_tail(s.tail, s.next);
         continue;
@@ -91,14 +92,15 @@ class ms_queue {
 
   std::optional<T> dequeue(handle& h) {
     auto g = h.begin_op();
+    auto [head_slot, next_slot] = g.template slots<2>();
     for (;;) {
       const snapshot s = g.read_phase([&] {
-        node* hd = g.protect(0, head_).get();
+        node* hd = head_slot.protect(head_).get();
         // relaxed: tail is compared with head and used as a CAS operand, never dereferenced.
         // Whoever installed hd read tail at or past hd before its release CAS on head_, which
         // our acquire of head_ saw; by coherence we read that tail or a later one.
         node* t = tail_.load(core::mo_relaxed).get();
-        node* next = g.protect(1, hd->next).get();
+        node* next = next_slot.protect(hd->next).get();
         // Head moved on: next may be dequeued already, retry. relaxed: only an early exit, the
         // CAS on head_ is what decides.
         if (head_.load(core::mo_relaxed).get() != hd) next = hd = nullptr;
@@ -107,7 +109,7 @@ class ms_queue {
       });
       if (s.head == nullptr) continue;
       if (s.next == nullptr) return std::nullopt;
-      core::chaos_point();
+      detail::chaos_point();
       if (s.head == s.tail) {  // tail lags behind: help it before head passes it
         help_tail(s.tail, s.next);
         continue;

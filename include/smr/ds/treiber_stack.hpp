@@ -10,24 +10,24 @@
 #include <string>
 #include <string_view>
 
-#include "smr/core/chaos.hpp"
-#include "smr/core/compat_check.hpp"
-#include "smr/core/handle_base.hpp"
+#include "smr/detail/chaos.hpp"
+#include "smr/detail/compat_check.hpp"
+#include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/traits.hpp"
 
 namespace smr {
 
-template <class T, class R>
+template <class T, reclaimer R>
 class treiber_stack {
  public:
   static constexpr std::string_view name = "treiber_stack";
   static constexpr ds_requirements requirements{.protect_slots = 1};
-  static_assert(core::check_compatible<R, requirements>::value);
+  static_assert(detail::check_compatible<R, requirements>::value);
 
   using handle = typename R::handle;
 
-  explicit treiber_stack(R& domain) { core::require_protect_slots(domain, 1, "treiber_stack"); }
+  explicit treiber_stack(R& domain) { detail::require_protect_slots(domain, 1, "treiber_stack"); }
   treiber_stack(const treiber_stack&) = delete;
   treiber_stack& operator=(const treiber_stack&) = delete;
   ~treiber_stack() {
@@ -45,7 +45,7 @@ class treiber_stack {
     core::marked_ptr<node> top = top_.load(core::mo_relaxed);
     for (;;) {
       n->next.store(top, core::mo_relaxed);
-      core::chaos_point();
+      detail::chaos_point();
       // release: publishes the node's contents to readers that acquire the top.
       if (top_.compare_exchange_strong(top, core::marked_ptr<node>(n), core::mo_release)) return;
     }
@@ -53,9 +53,10 @@ class treiber_stack {
 
   std::optional<T> pop(handle& h) {
     auto g = h.begin_op();
+    auto slot = g.slot();
     for (;;) {
       node* top = g.read_phase([&] {
-        node* t = g.protect(0, top_).get();
+        node* t = slot.protect(top_).get();
         g.reserve(t);
         return t;
       });
@@ -63,7 +64,7 @@ class treiber_stack {
       // top is protected (or reserved): reading its immutable next is safe.
       core::marked_ptr<node> next = top->next.load(core::mo_relaxed);
       core::marked_ptr<node> expected(top);
-      core::chaos_point();
+      detail::chaos_point();
       // acquire on success is not needed: we already read top's contents under protection.
       if (top_.compare_exchange_strong(expected, next, core::mo_relaxed)) {
         T value = top->value;

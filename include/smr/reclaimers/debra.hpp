@@ -11,7 +11,7 @@
 // with a CAS. At the end of the operation it enters the quiescent state again. Scanning costs
 // O(1) per operation, but an advance takes at least (threads x k) operations of one thread.
 //
-// Why it is safe (proof sketch; lemma and theorem in core/epoch_clock.hpp): a period is one
+// Why it is safe (proof sketch; lemma and theorem in detail/epoch_clock.hpp): a period is one
 // operation. Leaving the quiescent state announces epoch a with a release store, a seq_cst
 // fence and a re-read, so while the operation runs the epoch is at most a + 1; nodes it unlinks
 // or adopts are tagged a + 1 and freed once the epoch reaches a + 3. Every check of a round
@@ -28,147 +28,59 @@
 // too epic §4) or prefer a bounded scheme (hp, ibr_2ge, nbr) where threads stall.
 #pragma once
 
-#include <cassert>
 #include <cstddef>
-#include <cstdint>
-#include <string_view>
 
-#include "smr/core/atomic.hpp"
-#include "smr/core/epoch_clock.hpp"
-#include "smr/core/epoch_handle.hpp"
-#include "smr/core/free_policy.hpp"
-#include "smr/core/guard_base.hpp"
-#include "smr/core/marked_ptr.hpp"
-#include "smr/core/node.hpp"
-#include "smr/core/traits.hpp"
+#include "smr/core/domain.hpp"
+#include "smr/detail/epoch_family.hpp"
 
 namespace smr {
 
-struct debra_config {
-  unsigned check_every = 10;  // operations between checks of one thread (Brown's benchmark code)
-  core::timeline* timeline = nullptr;
-};
-
-template <class FreePolicy = core::batch_free>
-class basic_debra {
- public:
-  using config = debra_config;
-  using node_base = core::retired_node;
-  template <class T>
-  using atomic_ptr = core::atomic_marked_ptr<T>;
-
-  static constexpr std::string_view base_name = "debra";
-  static constexpr reclaimer_traits traits{
-      .protects_unlinked_traversal = true,
-      .continues_after_write = true,
-      .bounded_garbage = false,
-      .slot_based_protection = false,
-      .metrics = {.epochs = true},
+// The epoch bits stay in the slot between operations (quiescent(e)); bit 0 is what checkers read.
+struct debra_rule : detail::epoch_rule_base {
+  static constexpr std::string_view name = "debra", summary = "Brown's distributed epoch-based reclamation: one thread checked per k operations (Epochs too epic §2)";
+  struct config {
+    unsigned check_every = 10;  // operations between checks of one thread (Brown's benchmark code)
   };
+  static constexpr std::tuple tunables{tunable{"check_every", &config::check_every, "operations between checks of one thread's epoch", 1u}};
+  static config eager_config() { return {.check_every = 1}; }
 
-  explicit basic_debra(config cfg = {}) : cfg_(cfg), core_(cfg.timeline) {
-    if (cfg_.check_every == 0) cfg_.check_every = 1;
-  }
+  template <class Base>
+  class thread_state : public detail::epoch_thread<Base> {
+   protected:
+    using detail::epoch_thread<Base>::epoch_thread;
 
-  class handle;
-  class guard;
-
-  core::stats_snapshot stats() { return core_.stats(); }
-  std::uint64_t epoch() const { return clock_.now(); }
-  unsigned protect_slots() const { return 0; }
-
- private:
-  struct slot {
-    // epoch_clock::active(e) inside an operation, quiescent(e) between operations: the epoch
-    // bits are kept, the quiescent bit (bit 0 clear) is what checkers look at.
-    core::atomic<std::uint64_t> announce{core::epoch_clock::quiescent()};
-    core::thread_stats stats;
-  };
-
-  config cfg_;
-  core::domain_core<slot> core_;
-  core::epoch_clock clock_;
-
- public:
-  class handle : public core::epoch_handle_base<slot, FreePolicy> {
-    using base = core::epoch_handle_base<slot, FreePolicy>;
-
-   public:
-    // Quiescent between operations, so also at destruction: the base frees what is safe and
-    // donates the rest.
-    explicit handle(basic_debra& d) : base(d.core_, d.clock_), domain_(&d) {}
-    ~handle() { assert(depth_ == 0 && "debra handle destroyed inside an operation"); }
-
-    guard begin_op() { return guard(*this); }
-
-   private:
-    friend class guard;
-
-    // Nested guards share the outermost operation: only it leaves and re-enters the quiescent
-    // state (an inner end must not declare the thread quiescent).
-    void begin() {
-      if (depth_++ == 0) leave_qstate();
-    }
-    void end() {
-      if (--depth_ == 0) enter_qstate();
-    }
-
-    void leave_qstate() {
-      this->free_.on_operation(this->tc());
-      core::epoch_clock& clock = domain_->clock_;
+    // Leave the quiescent state: free first, then announce (Brown).
+    void enter() {
+      detail::epoch_clock& clock = this->clock();
       const std::uint64_t seen = clock.now();
-      this->observe(seen);  // still quiescent: free first, then announce (Brown)
+      this->observe(seen);  // still quiescent
       const std::uint64_t e = clock.announce(this->slot().announce, seen);
       this->observe(e);  // nothing to do unless the epoch moved while we announced
       if (this->announced(e)) checked_ = 0;  // a new epoch starts a new round
-      if (++ops_since_check_ >= domain_->cfg_.check_every) {
+      if (++ops_since_check_ >= this->domain().configuration().check_every) {
         ops_since_check_ = 0;
         check_next(e);
       }
     }
 
-    // One step of the round for epoch e; runs after announce(), whose fence the lemma needs.
-    void check_next(std::uint64_t e) {
-      auto& registry = domain_->core_.registry();
-      const std::size_t threads = registry.high_water();  // grows if threads join mid-round
-      if (checked_ < threads &&
-          core::epoch_clock::check(registry.slot_at(checked_).announce, e))
-        ++checked_;
-      if (checked_ >= threads) domain_->clock_.advance(e, this->tc());
-    }
-
-    void enter_qstate() {
-      core::epoch_clock::quiesce(this->slot().announce, this->announced_epoch());
-    }
-
-    basic_debra* domain_;
-    std::size_t checked_ = 0;  // threads of this round found quiescent or current
-    unsigned ops_since_check_ = 0;
-    unsigned depth_ = 0;
-  };
-
-  class guard : public core::guard_base<guard> {
-   public:
-    explicit guard(handle& h) : h_(&h) { h.begin(); }
-    ~guard() { h_->end(); }
-    guard(const guard&) = delete;
-    guard& operator=(const guard&) = delete;
-
-    template <class T>
-    core::marked_ptr<T> protect(unsigned, const atomic_ptr<T>& src) {
-      // acquire: pairs with the release store/CAS that published the node.
-      return src.load(core::mo_acquire);
-    }
-
-    void retire(node_base* n) { h_->retire(n); }
+    void leave() { detail::epoch_clock::quiesce(this->slot().announce, this->announced_epoch()); }
 
    private:
-    handle* h_;
-  };
+    // One step of the round for epoch e; runs after announce(), whose fence the lemma needs.
+    void check_next(std::uint64_t e) {
+      auto& registry = this->domain().registry();
+      const std::size_t threads = registry.high_water();  // grows if threads join mid-round
+      if (checked_ < threads && detail::epoch_clock::check(registry.slot_at(checked_).announce, e)) ++checked_;
+      if (checked_ >= threads) this->clock().advance(e, this->tc());
+    }
 
-  handle attach() { return handle(*this); }
+    std::size_t checked_ = 0;  // threads of this round found quiescent or current
+    unsigned ops_since_check_ = 0;
+  };
 };
 
+template <class FreePolicy = core::batch_free> using basic_debra = basic_domain<debra_rule, FreePolicy>;
 using debra = basic_debra<>;
+using debra_af = basic_debra<core::amortized_free<>>;
 
 }  // namespace smr

@@ -41,25 +41,16 @@
 // read each node from a link while the node is reachable); nodes not allocated through
 // create() get birth era 0 and are pinned by every overlapping reservation (safe, less precise).
 //
-// Usage contract: one guard per handle at a time; retire only nodes already unlinked.
+// Usage contract: retire only nodes already unlinked.
 #pragma once
 
 #include <algorithm>
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <string_view>
-#include <utility>
 #include <vector>
 
-#include "smr/core/atomic.hpp"
-#include "smr/core/free_policy.hpp"
-#include "smr/core/guard_base.hpp"
-#include "smr/core/handle_base.hpp"
-#include "smr/core/marked_ptr.hpp"
-#include "smr/core/node.hpp"
-#include "smr/core/traits.hpp"
+#include "smr/core/domain.hpp"
 
 namespace smr {
 
@@ -71,45 +62,26 @@ struct ibr_2ge_node : core::retired_node {
   std::uint64_t retire_era = 0;
 };
 
-struct ibr_2ge_config {
-  // k: allocations between era advances. As in §5 the period is k x registered threads when
-  // scaled (k = 150 there), so the era advances at the same rate for every thread count.
-  unsigned epoch_frequency = 150;
-  bool scale_epoch_frequency = true;
-  unsigned empty_frequency = 30;  // retirements between scans (§5: k = 30)
-  core::timeline* timeline = nullptr;
-};
+struct ibr_2ge_rule : rule_defaults {
+  static constexpr std::string_view name = "ibr_2ge", summary = "two-global-epochs interval-based reclamation (Wen et al. 2018, §3.3)";
 
-template <class FreePolicy = core::batch_free>
-class basic_ibr_2ge {
- public:
-  using config = ibr_2ge_config;
   using node_base = ibr_2ge_node;
-  template <class T>
-  using atomic_ptr = core::atomic_marked_ptr<T>;
 
-  static constexpr std::string_view base_name = "ibr_2ge";
-  static constexpr reclaimer_traits traits{
-      .protects_unlinked_traversal = false,
-      .continues_after_write = true,
-      .bounded_garbage = true,
-      .slot_based_protection = false,
-      .metrics = {.epochs = true},
+  struct config {
+    // k: allocations between era advances. As in §5 the period is k x registered threads when
+    // scaled (k = 150 there), so the era advances at the same rate for every thread count.
+    unsigned epoch_frequency = 150;
+    bool scale_epoch_frequency = true;
+    unsigned empty_frequency = 30;  // retirements between scans (§5: k = 30)
   };
+  static constexpr std::tuple tunables{
+      tunable{"epoch_frequency", &config::epoch_frequency, "allocations between era advances (k)", 1u},
+      tunable{"scale_epoch_frequency", &config::scale_epoch_frequency, "multiply epoch_frequency by the registered threads (IBR §5)"},
+      tunable{"empty_frequency", &config::empty_frequency, "retirements between scans", 1u}};
+  static constexpr reclaimer_traits traits{.bounded_garbage = true, .metrics = {.epochs = true}};
+  // Tests: the era advances every other allocation and every thread scans every 4 retirements.
+  static config eager_config() { return {.epoch_frequency = 2, .scale_epoch_frequency = false, .empty_frequency = 4}; }
 
-  explicit basic_ibr_2ge(config cfg = {}) : cfg_(cfg), core_(cfg.timeline) {
-    if (cfg_.epoch_frequency == 0) cfg_.epoch_frequency = 1;
-    if (cfg_.empty_frequency == 0) cfg_.empty_frequency = 1;
-  }
-
-  class handle;
-  class guard;
-
-  core::stats_snapshot stats() { return core_.stats(); }
-  std::uint64_t era() const { return era_.load(core::mo_relaxed); }
-  unsigned protect_slots() const { return 0; }
-
- private:
   static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
   // A handle's "upper published and fenced" value before its first protect(): no era equals it.
   static constexpr std::uint64_t unfenced = 0;
@@ -118,53 +90,42 @@ class basic_ibr_2ge {
     // The reserved interval; [none, none] outside operations (conflicts with no node).
     core::atomic<std::uint64_t> lower{none};
     core::atomic<std::uint64_t> upper{none};
-    core::thread_stats stats;
   };
 
-  struct interval {
-    std::uint64_t lower, upper;
-  };
+  template <class Base>
+  class thread_state;
 
-  std::uint64_t epoch_period() {
-    std::uint64_t p = cfg_.epoch_frequency;
-    if (cfg_.scale_epoch_frequency) p *= std::max<std::size_t>(1, core_.registry().active_threads());
-    return p;
-  }
-
-  config cfg_;
-  core::domain_core<slot> core_;
-  // Eras start at 1 so that `unfenced` (0) is never a current era.
-  alignas(core::cache_line) core::atomic<std::uint64_t> era_{1};
-
- public:
-  class handle : public core::handle_base<slot, FreePolicy> {
-    using base = core::handle_base<slot, FreePolicy>;
-
+  template <class Base>
+  class domain_state : public Base {
    public:
-    explicit handle(basic_ibr_2ge& d) : base(d.core_), domain_(&d) {}
-    ~handle() {
-      assert(!in_op_ && "a guard outlived its handle");
-      // Our reservation is [none, none]: free what nobody reserves, hand the rest over.
-      scan();
-      this->domain_core_ref().donate(limbo_.take_all());
-    }
-
-    guard begin_op() { return guard(*this); }
-    std::size_t unreclaimed() const { return limbo_.size() + this->free_.pending(); }
+    using Base::Base;
+    std::uint64_t era() const { return era_.load(core::mo_relaxed); }
 
    private:
-    friend class guard;
+    template <class>
+    friend class thread_state;
+    // Eras start at 1 so that `unfenced` (0) is never a current era.
+    alignas(detail::cache_line) core::atomic<std::uint64_t> era_{1};
+  };
+
+  template <class Base>
+  class thread_state : public Base {
+   protected:
+    using Base::Base;
+
+    // Our reservation is [none, none]: free what nobody reserves, hand the rest over.
+    ~thread_state() {
+      scan();
+      this->donate(limbo_.take_all());
+    }
 
     void enter() {
-      assert(!in_op_ && "one guard per handle at a time");
-      in_op_ = true;
-      this->free_.on_operation(this->tc());
-      const std::uint64_t e = domain_->era_.load(core::mo_relaxed);
+      const std::uint64_t e = era_word().load(core::mo_relaxed);
       if (e != seen_era_) {
         seen_era_ = e;
         this->tc().record_instant(core::event_kind::garbage, limbo_.size());
       }
-      slot& s = this->slot();
+      auto& s = this->slot();
       // upper first: while lower is still `none` the slot reserves nothing, which is right
       // because we have read nothing yet. The other order would publish [e, none] for as long
       // as we were preempted in between: every node retired since e pinned, as in EBR.
@@ -176,13 +137,67 @@ class basic_ibr_2ge {
       upper_ = unfenced;
     }
 
-    void exit() {
-      slot& s = this->slot();
+    void leave() {
+      auto& s = this->slot();
       // lower first, for the same reason as in enter(): [none, x] reserves nothing.
       // release: our accesses to reserved nodes happen before a scanner that reads `none`.
       s.lower.store(none, core::mo_release);
       s.upper.store(none, core::mo_release);
-      in_op_ = false;
+    }
+
+    // Fig. 6: the pointer is returned only if it was read after an upper bound equal to the
+    // current era was published and fenced.
+    template <class T>
+    core::marked_ptr<T> protect(const core::atomic_marked_ptr<T>& src) {
+      for (;;) {
+        // acquire: pairs with the release that published the node (and its birth era), (a).
+        const core::marked_ptr<T> p = src.load(core::mo_acquire);
+        // relaxed: the acquire above keeps this load after it, which is all (a) needs.
+        const std::uint64_t e = era_word().load(core::mo_relaxed);
+        if (e == upper_) return p;
+        reserve_upper(e);
+      }
+    }
+
+    // alloc() of Fig. 4: counts allocations, advances the era, stamps the birth era.
+    void on_create(ibr_2ge_node* n) {
+      if (++allocs_ >= epoch_period()) {
+        allocs_ = 0;
+        const std::uint64_t e = era_word().fetch_add(1, core::mo_relaxed) + 1;
+        this->tc().stats().epochs.add();
+        this->tc().record_instant(core::event_kind::epoch_advance, e);
+      }
+      n->birth_era = era_word().load(core::mo_relaxed);
+    }
+
+    void retire(core::retired_node* r) {
+      auto* n = static_cast<ibr_2ge_node*>(r);
+      // seq_cst fence (Z): the unlink that preceded this call is ordered before the era read;
+      // pairs with fence X in protect(), (b) in the header.
+      core::fence(core::mo_seq_cst);
+      n->retire_era = era_word().load(core::mo_relaxed);
+      limbo_.push(n);
+      this->tc().note_retired();
+      if (++retires_ >= this->domain().configuration().empty_frequency) {
+        retires_ = 0;
+        scan();
+      }
+    }
+
+    std::size_t unreclaimed() const { return limbo_.size(); }
+
+   private:
+    struct interval {
+      std::uint64_t lower, upper;
+    };
+
+    core::atomic<std::uint64_t>& era_word() { return this->domain().era_; }
+
+    std::uint64_t epoch_period() {
+      const auto& cfg = this->domain().configuration();
+      std::uint64_t p = cfg.epoch_frequency;
+      if (cfg.scale_epoch_frequency) p *= std::max<std::size_t>(1, this->domain().registry().active_threads());
+      return p;
     }
 
     // Raises the published upper bound to e, then fence X; protect() then re-reads its link.
@@ -195,39 +210,15 @@ class basic_ibr_2ge {
       upper_ = e;
     }
 
-    // alloc() of Fig. 4: counts allocations, advances the era, returns the birth era.
-    std::uint64_t on_create() {
-      if (++allocs_ >= domain_->epoch_period()) {
-        allocs_ = 0;
-        const std::uint64_t e = domain_->era_.fetch_add(1, core::mo_relaxed) + 1;
-        this->tc().stats().epochs.add();
-        this->tc().record_instant(core::event_kind::epoch_advance, e);
-      }
-      return domain_->era_.load(core::mo_relaxed);
-    }
-
-    void retire(ibr_2ge_node* n) {
-      // seq_cst fence (Z): the unlink that preceded this call is ordered before the era read;
-      // pairs with fence X in protect(), (b) in the header.
-      core::fence(core::mo_seq_cst);
-      n->retire_era = domain_->era_.load(core::mo_relaxed);
-      limbo_.push(n);
-      this->tc().note_retired();
-      if (++retires_ >= domain_->cfg_.empty_frequency) {
-        retires_ = 0;
-        scan();
-      }
-    }
-
     // empty() of Fig. 5, over this thread's bag and any adopted orphans.
     void scan() {
-      limbo_.splice(this->domain_core_ref().adopt());
+      limbo_.splice(this->adopt_orphans());
       if (limbo_.empty()) return;
       // seq_cst fence (Y): every node in limbo was retired (and so unlinked) before it; pairs
       // with fence X in protect(), (c) in the header.
       core::fence(core::mo_seq_cst);
       reserved_.clear();
-      domain_->core_.registry().for_each([&](slot& s, std::size_t) {
+      this->for_each_slot([&](auto& s) {
         for (;;) {
           // acquire (both): pairs with the release reservation stores, (c) in the header.
           const std::uint64_t lo = s.lower.load(core::mo_acquire);
@@ -251,53 +242,17 @@ class basic_ibr_2ge {
       }));
     }
 
-    basic_ibr_2ge* domain_;
-    core::limbo_bag limbo_;
+    detail::limbo_bag limbo_;
     std::vector<interval> reserved_;
     std::uint64_t upper_ = unfenced;  // our published upper bound, once fenced
     std::uint64_t seen_era_ = 0;
     std::uint64_t allocs_ = 0;
     unsigned retires_ = 0;
-    bool in_op_ = false;
   };
-
-  class guard : public core::guard_base<guard> {
-   public:
-    explicit guard(handle& h) : h_(&h) { h.enter(); }
-    ~guard() { h_->exit(); }
-    guard(const guard&) = delete;
-    guard& operator=(const guard&) = delete;
-
-    // Fig. 6: the pointer is returned only if it was read after an upper bound equal to the
-    // current era was published and fenced.
-    template <class T>
-    core::marked_ptr<T> protect(unsigned, const atomic_ptr<T>& src) {
-      for (;;) {
-        // acquire: pairs with the release that published the node (and its birth era), (a).
-        const core::marked_ptr<T> p = src.load(core::mo_acquire);
-        // relaxed: the acquire above keeps this load after it, which is all (a) needs.
-        const std::uint64_t e = h_->domain_->era_.load(core::mo_relaxed);
-        if (e == h_->upper_) return p;
-        h_->reserve_upper(e);
-      }
-    }
-
-    template <class T, class... Args>
-    T* create(Args&&... args) {
-      T* n = core::construct_node<T>(std::forward<Args>(args)...);
-      n->birth_era = h_->on_create();
-      return n;
-    }
-
-    void retire(node_base* n) { h_->retire(n); }
-
-   private:
-    handle* h_;
-  };
-
-  handle attach() { return handle(*this); }
 };
 
+template <class FreePolicy = core::batch_free> using basic_ibr_2ge = basic_domain<ibr_2ge_rule, FreePolicy>;
 using ibr_2ge = basic_ibr_2ge<>;
+using ibr_2ge_af = basic_ibr_2ge<core::amortized_free<>>;
 
 }  // namespace smr

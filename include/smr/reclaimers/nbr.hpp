@@ -56,8 +56,11 @@
 // Rules for read-phase code (fn): it may only read shared memory and write locals it sets
 // afresh on every run (it may run several times); no allocation, locks, system calls or
 // exceptions (read_phase is noexcept); no objects with non-trivial destructors (a restart skips
-// them; the result type must be trivially destructible); no nested read phases, even in another
-// NBR domain. It ends with reserve(ptrs...) naming every node the write phase touches (at most
+// them; the result type must be trivially destructible), so no guard, protection_slot or
+// guarded_ptr is created inside (create slots before the read phase and use them inside); no
+// nested read phases, even in another NBR domain; no begin_op() (refused in checked builds).
+// An allocation inside a read phase can deadlock: a signal that interrupts malloc while it holds
+// its arena lock jumps out with the lock held. None of this can be checked cheaply. It ends with reserve(ptrs...) naming every node the write phase touches (at most
 // reservation_slots), or returns and the read phase ends with nothing reserved.
 //
 // When not to use it: data structures whose traversals continue after an auxiliary write
@@ -80,78 +83,49 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
-#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
-#include "smr/core/atomic.hpp"
-#include "smr/core/free_policy.hpp"
-#include "smr/core/guard_base.hpp"
-#include "smr/core/handle_base.hpp"
-#include "smr/core/limbo_bag.hpp"
-#include "smr/core/marked_ptr.hpp"
-#include "smr/core/node.hpp"
-#include "smr/core/protected_set.hpp"
-#include "smr/core/timeline.hpp"
-#include "smr/core/traits.hpp"
+#include "smr/core/domain.hpp"
+#include "smr/detail/protected_set.hpp"
 #include "smr/reclaimers/nbr_signal.hpp"
 
 namespace smr {
 
-struct nbr_config {
-  // The neutralization signal; its handler is installed once per process and shared by every
-  // domain using it. It must not be used for anything else.
-  int signal = SIGUSR1;
-  // Retirements per reclamation round (the paper uses 32K). Each round also keeps what is
-  // reserved, so a round always processes at least this many new nodes.
-  std::size_t bag_threshold = 32768;
-  // How long a round waits for signalled threads before giving up (freeing nothing).
-  std::chrono::milliseconds ack_timeout{50};
-  // Signal every registered thread each round, as Algorithm 1 does, instead of only those
-  // caught in a read phase. Safety does not need it; it reproduces the paper's signal cost
-  // (including interrupted sleeps: Linux re-arms an interrupted nanosleep with its timer
-  // slack added, so a thread signalled more often than every ~50 us never wakes up).
-  bool signal_every_thread = false;
-  // PLANTED BUG, for tests only: free without waiting for acknowledgements (unsafe).
-  bool unsafe_skip_ack_wait = false;
-  core::timeline* timeline = nullptr;
-};
+struct nbr_rule : rule_defaults {
+  static constexpr std::string_view name = "nbr", summary = "neutralization-based reclamation: signals restart readers, writers reserve (Singh et al. 2021, Alg. 1)";
 
-template <class FreePolicy = core::batch_free>
-class basic_nbr {
- public:
-  using config = nbr_config;
-  using node_base = core::retired_node;
-  template <class T>
-  using atomic_ptr = core::atomic_marked_ptr<T>;
+  struct config {
+    // The neutralization signal; its handler is installed once per process and shared by every
+    // domain using it. It must not be used for anything else.
+    int signal = SIGUSR1;
+    // Retirements per reclamation round (the paper uses 32K). Each round also keeps what is
+    // reserved, so a round always processes at least this many new nodes.
+    std::size_t bag_threshold = 32768;
+    // How long a round waits for signalled threads before giving up (freeing nothing).
+    std::chrono::milliseconds ack_timeout{50};
+    // Signal every registered thread each round, as Algorithm 1 does, instead of only those
+    // caught in a read phase. Safety does not need it; it reproduces the paper's signal cost
+    // (including interrupted sleeps: Linux re-arms an interrupted nanosleep with its timer
+    // slack added, so a thread signalled more often than every ~50 us never wakes up).
+    bool signal_every_thread = false;
+  };
+  static constexpr std::tuple tunables{
+      tunable{"bag_threshold", &config::bag_threshold, "retirements per reclamation round", std::size_t{1}},
+      tunable{"ack_timeout_ms", &config::ack_timeout, "milliseconds a round waits for signalled threads", std::chrono::milliseconds{1}},
+      tunable{"signal_every_thread", &config::signal_every_thread, "signal every registered thread each round, as Algorithm 1 does"}};
+  static constexpr reclaimer_traits traits{
+      .protects_unlinked_traversal = true, .continues_after_write = false, .bounded_garbage = true, .metrics = {.signals = true, .restarts = true}};
+  // Tests: a round every 16 retirements, so neutralization signals fly constantly.
+  static config eager_config() { return {.bag_threshold = 16}; }
 
-  static constexpr std::string_view base_name = "nbr";
   // Most nodes one reserve() may name (the paper's R; its structures need at most 3).
   static constexpr unsigned reservation_slots = 8;
-  static constexpr reclaimer_traits traits{
-      .protects_unlinked_traversal = true,
-      .continues_after_write = false,
-      .bounded_garbage = true,
-      .slot_based_protection = false,
-      .metrics = {.signals = true, .restarts = true},
-  };
+  // Step 3 of a round. A rule derived in a test sets this false to plant the bug the handshake
+  // prevents (freeing before signalled threads acknowledged); never false otherwise.
+  static constexpr bool wait_for_acknowledgements = true;
 
-  explicit basic_nbr(config cfg = {}) : cfg_(cfg), core_(cfg.timeline) {
-    if (cfg_.bag_threshold == 0) cfg_.bag_threshold = 1;
-    nbr_detail::install_handler(cfg_.signal);
-  }
-
-  class handle;
-  class guard;
-
-  core::stats_snapshot stats() { return core_.stats(); }
-  unsigned protect_slots() const { return 0; }
-  const config& configuration() const { return cfg_; }
-
-  handle attach() { return handle(*this); }
-
- private:
   static constexpr std::uint32_t gone = 1u << 31;  // `senders` bias: no live owner
 
   struct slot {
@@ -160,99 +134,25 @@ class basic_nbr {
     core::atomic<const core::retired_node*> reserved[reservation_slots] = {};
     core::atomic<std::uint32_t> senders{gone};
     pthread_t thread{};  // written while `gone` is set, read by senders that saw it clear
-    core::thread_stats stats;
   };
 
-  struct target {
-    slot* s;
-    std::uint64_t seen;
+  template <class Base>
+  class domain_state : public Base {
+   public:
+    domain_state(const config& cfg, core::timeline* tl) : Base(cfg, tl) { nbr_detail::install_handler(cfg.signal); }
   };
 
-  // Sends the signal unless the slot's thread is gone or leaving; true if sent.
-  bool signal_one(slot& s) {
-    // acquire: pairs with the release in attach that cleared `gone` after writing `thread`.
-    const std::uint32_t before = s.senders.fetch_add(1, core::mo_acquire);
-    bool sent = false;
-    if ((before & gone) == 0) sent = pthread_kill(s.thread, cfg_.signal) == 0;
-    // release: our pthread_kill happens before the exiting owner's drain wait ends.
-    s.senders.fetch_sub(1, core::mo_release);
-    return sent;
-  }
-
-  // Steps 1-3 of a round. False if some signalled thread did not acknowledge in time.
-  bool neutralize_others(slot& self, std::vector<target>& targets, core::thread_core& tc) {
-    const std::uint64_t start = core::monotonic_ns();
-    // seq_cst fence: pairs with the fence in the handle's constructor (proof point (d)).
-    core::fence(core::mo_seq_cst);
-    targets.clear();
-    std::uint64_t signalled = 0;
-    core_.registry().for_each([&](slot& s, std::size_t) {
-      if (&s == &self) return;
-      // acq_rel snapshot S: release so the owner's next phase RMW (or handler) orders our
-      // unlinks before its reads; acquire so its published reservations reach our scan.
-      const std::uint64_t seen = s.phase.fetch_add(0, core::mo_acq_rel);
-      const bool reading = (seen & 1) != 0;
-      if ((reading || cfg_.signal_every_thread) && signal_one(s)) ++signalled;
-      if (reading) targets.push_back({&s, seen});
-    });
-    tc.stats().signals.add(signalled);
-    bool acknowledged = true;
-    if (!cfg_.unsafe_skip_ack_wait) {
-      const std::uint64_t deadline =
-          start + static_cast<std::uint64_t>(
-                      std::chrono::duration_cast<std::chrono::nanoseconds>(cfg_.ack_timeout).count());
-      for (const target& t : targets)
-        if (!await_change(*t.s, t.seen, deadline)) {
-          acknowledged = false;
-          break;
-        }
-    }
-    tc.record(core::event_kind::signal, start, core::monotonic_ns(), signalled);
-    return acknowledged;
-  }
-
-  // We are in a write phase here, so our own handler may run at any point of this wait.
-  static bool await_change(slot& s, std::uint64_t seen, std::uint64_t deadline) {
-    unsigned spins = 0;
-    // acquire: pairs with the handler's acq_rel ack or the owner's reserve() (release), and
-    // through the release sequence with any later RMW on the word.
-    while (s.phase.load(core::mo_acquire) == seen) {
-      if (++spins <= 64) {
-        core::spin_pause();
-        continue;
-      }
-      if (core::monotonic_ns() >= deadline) return false;
-      if (spins <= 256) {
-        std::this_thread::yield();
-      } else {
-        // One nanosleep, not sleep_for's EINTR loop: a signal that cuts the nap short only
-        // means we look again sooner (and a re-armed nap would grow by the timer slack).
-        const timespec nap{0, 50000};
-        ::nanosleep(&nap, nullptr);
-      }
-    }
-    return true;
-  }
-
-  void collect_reservations(core::protected_set& set) {
-    set.clear();
-    core_.registry().for_each([&](slot& s, std::size_t) {
-      // acquire: pairs with the release stores that clear reservations (proof point (b)).
-      for (auto& r : s.reserved) set.add(r.load(core::mo_acquire));
-    });
-    set.seal();
-  }
-
-  config cfg_;
-  core::domain_core<slot> core_;
-
- public:
-  class handle : public core::handle_base<slot, FreePolicy> {
-    using base = core::handle_base<slot, FreePolicy>;
+  template <class Base>
+  class thread_state : public Base {
+    using rule = typename Base::rule_type;  // nbr_rule, or a test's planted variant of it
 
    public:
-    explicit handle(basic_nbr& d) : base(d.core_), domain_(&d) {
-      slot& s = this->slot();
+    // Rounds abandoned because a signalled thread did not acknowledge within ack_timeout.
+    std::uint64_t timed_out_rounds() const { return timed_out_rounds_; }
+
+   protected:
+    explicit thread_state(typename Base::domain_type& d) : Base(d) {
+      auto& s = this->slot();
       s.thread = pthread_self();
       ctx_.phase = &s.phase;
       nbr_detail::link_context(ctx_);
@@ -263,11 +163,10 @@ class basic_nbr {
       s.senders.fetch_sub(gone, core::mo_release);
     }
 
-    ~handle() {
-      assert(!in_op_ && "an NBR handle was destroyed inside an operation");
+    ~thread_state() {
       if (!bag_.empty()) reclaim();
-      this->domain_core_ref().donate(bag_.take_all());
-      slot& s = this->slot();
+      this->donate(bag_.take_all());
+      auto& s = this->slot();
       // relaxed: the add and the senders' RMWs are one chain on one word; the acquire loads
       // below see every sender that got in before it leave.
       s.senders.fetch_add(gone, core::mo_relaxed);
@@ -275,37 +174,24 @@ class basic_nbr {
       nbr_detail::unlink_context(ctx_);
     }
 
-    guard begin_op() { return guard(*this); }
-
-    std::size_t unreclaimed() const { return bag_.size() + this->free_.pending(); }
-    // Rounds abandoned because a signalled thread did not acknowledge within ack_timeout.
-    std::uint64_t timed_out_rounds() const { return timed_out_rounds_; }
-
-   private:
-    friend class guard;
-
-    void enter_op() {
-      assert(!in_op_ && "nested operations on one NBR handle");
-      in_op_ = true;
-      this->free_.on_operation(this->tc());
-    }
-
-    void exit_op() {
+    void enter() {}
+    void leave() {
       assert(!in_read_);
       clear_reservations();
-      in_op_ = false;
     }
+
+    bool in_read_phase() const { return in_read_; }
 
     // The frame that holds the checkpoint: kept out of line so that it stays live, and intact,
     // for as long as fn runs, whatever the caller inlines. Nothing in it changes after
     // sigsetjmp, so a restart finds its locals as they were.
     template <class F>
-    [[gnu::noinline]] std::invoke_result_t<F&> run_read_phase(F& fn) noexcept {
+    [[gnu::noinline]] std::invoke_result_t<F&> read_phase(F& fn) noexcept {
       using result = std::invoke_result_t<F&>;
       static_assert(std::is_void_v<result> || std::is_trivially_destructible_v<result>,
                     "an NBR read phase may be restarted at any point, so its result must be "
                     "trivially destructible");
-      assert(in_op_ && !in_read_ && "read_phase outside an operation, or nested");
+      if (!this->in_operation() || in_read_) detail::misuse("nbr: read_phase outside an operation, or nested");
       sigjmp_buf checkpoint;
       // savemask 0: no system call per read phase; the rare restart path restores the mask.
       if (sigsetjmp(checkpoint, 0) == 0)
@@ -322,9 +208,46 @@ class basic_nbr {
       }
     }
 
+    // Algorithm 1, endΦread: publish, then leave the read phase.
+    void reserve(const core::retired_node* const* nodes, unsigned n) {
+      assert(in_read_ && "reserve() outside a read phase, or called twice");
+      if (n > reservation_slots) detail::misuse("nbr: more than 8 nodes reserved at once");
+      auto& s = this->slot();
+      reserved_count_ = n;  // first, so that a restart clears whatever got stored
+      // relaxed, the weakest correct order: the release RMW below publishes these stores. Every
+      // later modification of the phase word is an RMW, so that RMW heads a release sequence
+      // running to the end of the word's history (C++20 [intro.races]); a reclaimer whose acq_rel
+      // snapshot (or acquire wait) reads from it or anything later synchronizes with it and its
+      // acquire scan sees these values (proof points (b), (c)). A reclaimer whose snapshot comes
+      // before that RMW does not need them: the read phase that chose these nodes began after
+      // its snapshot (proof point (a)). A stale value read by a scan only protects more.
+      for (unsigned i = 0; i < n; ++i) s.reserved[i].store(nodes[i], core::mo_relaxed);
+      // release RMW, no longer restartable: the reservations happen before any reclaimer that
+      // acquires this value or a later one (proof points (b), (c)); an RMW rather than a store
+      // so that the word stays one RMW chain (a store would end the release sequence of an
+      // earlier snapshot, unordering our next read phase from it).
+      s.phase.fetch_add(1, core::mo_release);
+      in_read_ = false;
+    }
+
+    void retire(core::retired_node* n) {
+      if (in_read_) detail::misuse("nbr: retire() inside a read phase (it belongs to the write phase)");
+      bag_.push(n);
+      this->tc().note_retired();
+      if (bag_.size() >= next_round_at_) reclaim();
+    }
+
+    std::size_t unreclaimed() const { return bag_.size(); }
+
+   private:
+    struct target {
+      slot* s;
+      std::uint64_t seen;
+    };
+
     // Algorithm 1, beginΦread.
     void enter_read_phase(sigjmp_buf& checkpoint) {
-      assert(!nbr_detail::thread_in_read_phase() && "nested read phases (in another NBR domain)");
+      if (nbr_detail::thread_in_read_phase()) detail::misuse("nbr: nested read phases (in another NBR domain)");
       clear_reservations();
       in_read_ = true;
       ctx_.checkpoint.store(&checkpoint, std::memory_order_relaxed);  // ordered by the RMW below
@@ -342,100 +265,122 @@ class basic_nbr {
       clear_reservations();  // a reserve() may have been interrupted half-way
     }
 
-    // Algorithm 1, endΦread: publish, then leave the read phase.
-    void reserve(const core::retired_node* const* nodes, unsigned n) {
-      assert(in_read_ && "reserve() outside a read phase, or called twice");
-      slot& s = this->slot();
-      reserved_count_ = n;  // first, so that a restart clears whatever got stored
-      // relaxed: published by the release RMW below (a stale read only protects more).
-      for (unsigned i = 0; i < n; ++i) s.reserved[i].store(nodes[i], core::mo_relaxed);
-      // release RMW, no longer restartable: the reservations happen before any reclaimer that
-      // acquires this value or a later one (proof points (b), (c)); an RMW rather than a store
-      // so that the word stays one RMW chain (a store would end the release sequence of an
-      // earlier snapshot, unordering our next read phase from it).
-      s.phase.fetch_add(1, core::mo_release);
-      in_read_ = false;
-    }
-
     void leave_read_phase() {
       if (in_read_) reserve(nullptr, 0);
     }
 
     void clear_reservations() {
-      slot& s = this->slot();
+      auto& s = this->slot();
       // release: a reclaimer that reads the cleared value (acquire) also sees every access the
       // reservation covered.
       for (unsigned i = 0; i < reserved_count_; ++i) s.reserved[i].store(nullptr, core::mo_release);
       reserved_count_ = 0;
     }
 
-    void retire(core::retired_node* n) {
-      assert(in_op_ && !in_read_ && "retire() belongs to a write phase");
-      bag_.push(n);
-      this->tc().note_retired();
-      if (bag_.size() >= next_round_at_) reclaim();
-    }
-
     // One round (Algorithm 1, lines 15-17 and reclaimFreeable), run in a write phase.
     void reclaim() {
-      bag_.splice(this->domain_core_ref().adopt());  // unlinked before donation: safe to include
-      if (domain_->neutralize_others(this->slot(), targets_, this->tc())) {
-        domain_->collect_reservations(reserved_);
+      bag_.splice(this->adopt_orphans());  // unlinked before donation: safe to include
+      if (neutralize_others()) {
+        collect_reservations();
         this->release_safe(reserved_.extract_unprotected(bag_));
       } else {
         ++timed_out_rounds_;
       }
       // What stays is reserved (or unacknowledged): the next round waits for as many new nodes.
-      next_round_at_ = bag_.size() + domain_->cfg_.bag_threshold;
+      next_round_at_ = bag_.size() + this->domain().configuration().bag_threshold;
     }
 
-    basic_nbr* domain_;
+    // Sends the signal unless the slot's thread is gone or leaving; true if sent.
+    bool signal_one(slot& s) {
+      // acquire: pairs with the release in the constructor that cleared `gone` after writing
+      // `thread`.
+      const std::uint32_t before = s.senders.fetch_add(1, core::mo_acquire);
+      bool sent = false;
+      if ((before & gone) == 0) sent = pthread_kill(s.thread, this->domain().configuration().signal) == 0;
+      // release: our pthread_kill happens before the exiting owner's drain wait ends.
+      s.senders.fetch_sub(1, core::mo_release);
+      return sent;
+    }
+
+    // Steps 1-3 of a round. False if some signalled thread did not acknowledge in time.
+    bool neutralize_others() {
+      const auto& cfg = this->domain().configuration();
+      const std::uint64_t start = core::monotonic_ns();
+      // seq_cst fence: pairs with the fence in the constructor (proof point (d)).
+      core::fence(core::mo_seq_cst);
+      targets_.clear();
+      std::uint64_t signalled = 0;
+      slot* self = &this->slot();
+      this->for_each_slot([&](slot& s) {
+        if (&s == self) return;
+        // acq_rel snapshot S: release so the owner's next phase RMW (or handler) orders our
+        // unlinks before its reads; acquire so its published reservations reach our scan.
+        const std::uint64_t seen = s.phase.fetch_add(0, core::mo_acq_rel);
+        const bool reading = (seen & 1) != 0;
+        if ((reading || cfg.signal_every_thread) && signal_one(s)) ++signalled;
+        if (reading) targets_.push_back({&s, seen});
+      });
+      this->tc().stats().signals.add(signalled);
+      bool acknowledged = true;
+      if constexpr (rule::wait_for_acknowledgements) {
+        const std::uint64_t deadline =
+            start + static_cast<std::uint64_t>(
+                        std::chrono::duration_cast<std::chrono::nanoseconds>(cfg.ack_timeout).count());
+        for (const target& t : targets_)
+          if (!await_change(*t.s, t.seen, deadline)) {
+            acknowledged = false;
+            break;
+          }
+      }
+      this->tc().record(core::event_kind::signal, start, core::monotonic_ns(), signalled);
+      return acknowledged;
+    }
+
+    // We are in a write phase here, so our own handler may run at any point of this wait.
+    static bool await_change(slot& s, std::uint64_t seen, std::uint64_t deadline) {
+      unsigned spins = 0;
+      // acquire: pairs with the handler's acq_rel ack or the owner's reserve() (release), and
+      // through the release sequence with any later RMW on the word.
+      while (s.phase.load(core::mo_acquire) == seen) {
+        if (++spins <= 64) {
+          core::spin_pause();
+          continue;
+        }
+        if (core::monotonic_ns() >= deadline) return false;
+        if (spins <= 256) {
+          std::this_thread::yield();
+        } else {
+          // One nanosleep, not sleep_for's EINTR loop: a signal that cuts the nap short only
+          // means we look again sooner (and a re-armed nap would grow by the timer slack).
+          const timespec nap{0, 50000};
+          ::nanosleep(&nap, nullptr);
+        }
+      }
+      return true;
+    }
+
+    void collect_reservations() {
+      reserved_.clear();
+      this->for_each_slot([&](slot& s) {
+        // acquire: pairs with the release stores that clear reservations (proof point (b)).
+        for (auto& r : s.reserved) reserved_.add(r.load(core::mo_acquire));
+      });
+      reserved_.seal();
+    }
+
     nbr_detail::signal_context ctx_;
-    core::limbo_bag bag_;
+    detail::limbo_bag bag_;
     std::vector<target> targets_;
-    core::protected_set reserved_;
-    std::size_t next_round_at_ = domain_->cfg_.bag_threshold;
+    detail::protected_set reserved_;
+    std::size_t next_round_at_ = this->domain().configuration().bag_threshold;
     std::uint64_t timed_out_rounds_ = 0;
     unsigned reserved_count_ = 0;
-    bool in_op_ = false;
     bool in_read_ = false;
-  };
-
-  class guard : public core::guard_base<guard> {
-   public:
-    explicit guard(handle& h) : h_(&h) { h.enter_op(); }
-    ~guard() { h_->exit_op(); }
-    guard(const guard&) = delete;
-    guard& operator=(const guard&) = delete;
-
-    // Runs fn as a read phase; if the thread is neutralized, fn starts over from the beginning.
-    template <class F>
-    decltype(auto) read_phase(F&& fn) {
-      return h_->run_read_phase(fn);
-    }
-
-    // Ends the read phase, reserving the nodes the write phase will touch (null allowed).
-    template <class... T>
-    void reserve(T*... nodes) {
-      static_assert(sizeof...(T) <= reservation_slots, "too many NBR reservations");
-      const core::retired_node* list[sizeof...(T) + 1] = {static_cast<const core::retired_node*>(nodes)...};
-      h_->reserve(list, sizeof...(T));
-    }
-
-    template <class T>
-    core::marked_ptr<T> protect(unsigned, const atomic_ptr<T>& src) {
-      // acquire: pairs with the release store/CAS that published the node. Safety comes from
-      // the read phase, not from this load.
-      return src.load(core::mo_acquire);
-    }
-
-    void retire(node_base* n) { h_->retire(n); }
-
-   private:
-    handle* h_;
   };
 };
 
+template <class FreePolicy = core::batch_free> using basic_nbr = basic_domain<nbr_rule, FreePolicy>;
 using nbr = basic_nbr<>;
+using nbr_af = basic_nbr<core::amortized_free<>>;
 
 }  // namespace smr

@@ -3,80 +3,39 @@
 // the domain is destroyed, when no thread can reach them) so that leak checkers stay quiet.
 #pragma once
 
-#include <string_view>
-
-#include "smr/core/free_policy.hpp"
-#include "smr/core/guard_base.hpp"
-#include "smr/core/handle_base.hpp"
-#include "smr/core/marked_ptr.hpp"
-#include "smr/core/traits.hpp"
+#include "smr/core/domain.hpp"
 
 namespace smr {
 
-struct none_config {
-  core::timeline* timeline = nullptr;
-};
+struct none_rule : rule_defaults {
+  static constexpr std::string_view name = "none", summary = "the leaky baseline: nothing is freed while the domain lives";
 
-class none {
- public:
-  using config = none_config;
-  using node_base = core::retired_node;
-  template <class T>
-  using atomic_ptr = core::atomic_marked_ptr<T>;
+  struct config {};
+  static constexpr std::tuple<> tunables{};
+  static constexpr reclaimer_traits traits{.protects_unlinked_traversal = true, .frees = false};
+  static config eager_config() { return {}; }
 
-  static constexpr std::string_view base_name = "none";
-  static constexpr reclaimer_traits traits{
-      .protects_unlinked_traversal = true,
-      .continues_after_write = true,
-      .bounded_garbage = false,
-  };
+  struct slot {};
 
-  explicit none(config cfg = {}) : core_(cfg.timeline) {}
+  template <class Base>
+  class thread_state : public Base {
+   protected:
+    using Base::Base;
+    ~thread_state() { this->donate(std::move(leaked_)); }
 
-  core::stats_snapshot stats() { return core_.stats(); }
-  unsigned protect_slots() const { return 0; }
-
- private:
-  struct slot {
-    core::thread_stats stats;
-  };
-  core::domain_core<slot> core_;
-
- public:
-  class guard;
-
-  class handle : public core::handle_base<slot, core::batch_free> {
-   public:
-    explicit handle(none& d) : handle_base(d.core_) {}
-    ~handle() { domain_core_ref().donate(std::move(leaked_)); }
-    guard begin_op() { return guard(*this); }
+    void enter() {}
+    void leave() {}
+    void retire(core::retired_node* n) {
+      leaked_.push(n);
+      this->tc().note_retired();
+    }
+    std::size_t unreclaimed() const { return leaked_.size(); }
 
    private:
-    friend class guard;
-    core::limbo_bag leaked_;
+    detail::limbo_bag leaked_;
   };
-
-  class guard : public core::guard_base<guard> {
-   public:
-    explicit guard(handle& h) : h_(&h) {}
-    guard(const guard&) = delete;
-    guard& operator=(const guard&) = delete;
-
-    template <class T>
-    core::marked_ptr<T> protect(unsigned, const atomic_ptr<T>& src) {
-      return src.load(core::mo_acquire);  // pairs with the release that published the node
-    }
-
-    void retire(node_base* n) {
-      h_->leaked_.push(n);
-      h_->tc().note_retired();
-    }
-
-   private:
-    handle* h_;
-  };
-
-  handle attach() { return handle(*this); }
 };
+
+using none = basic_domain<none_rule>;
 
 }  // namespace smr

@@ -1,10 +1,14 @@
-// Compile-time refusal of incompatible reclaimer x data structure pairs, with readable reasons.
-// A data structure instantiates check_compatible<R, its requirements> in its body.
+// Compile-time refusal of incompatible reclaimer x data structure pairs, with readable reasons,
+// and the construction-time check of protection slots. A data structure instantiates
+// check_compatible<R, its requirements> in its constructor.
 #pragma once
+
+#include <stdexcept>
+#include <string>
 
 #include "smr/core/traits.hpp"
 
-namespace smr::core {
+namespace smr::detail {
 
 template <class R, ds_requirements Req>
 struct check_compatible {
@@ -19,4 +23,13 @@ struct check_compatible {
   static constexpr bool value = true;
 };
 
-}  // namespace smr::core
+// A data structure's construction-time check of the domain's protection slots.
+template <class Domain>
+void require_protect_slots(const Domain& d, unsigned needed, std::string_view ds_name) {
+  if (Domain::traits.slot_based_protection && d.protect_slots() < needed)
+    throw std::invalid_argument(std::string(ds_name) + " needs " + std::to_string(needed) +
+                                " protection slots per thread, the domain has " +
+                                std::to_string(d.protect_slots()));
+}
+
+}  // namespace smr::detail

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 
-#include "smr/core/limbo_bag.hpp"
+#include "smr/detail/limbo_bag.hpp"
 #include "smr/core/stats.hpp"
 #include "smr/core/timeline.hpp"
 
-namespace smr::core {
+namespace smr::detail {
+using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
+
 
 class thread_core {
  public:
@@ -87,4 +89,4 @@ class thread_core {
   std::uint64_t free_calls_ = 0;
 };
 
-}  // namespace smr::core
+}  // namespace smr::detail

@@ -10,7 +10,9 @@
 #include <thread>
 #endif
 
-namespace smr::core {
+namespace smr::detail {
+using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
+
 
 #if defined(SMR_CHAOS)
 inline void chaos_point() {
@@ -30,4 +32,4 @@ inline void chaos_point() {
 inline void chaos_point() {}
 #endif
 
-}  // namespace smr::core
+}  // namespace smr::detail

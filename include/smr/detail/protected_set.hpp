@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "smr/core/limbo_bag.hpp"
+#include "smr/detail/limbo_bag.hpp"
 #include "smr/core/node.hpp"
 
-namespace smr::core {
+namespace smr::detail {
+using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
+
 
 class protected_set {
  public:
@@ -38,4 +40,4 @@ class protected_set {
   std::vector<const retired_node*> ptrs_;
 };
 
-}  // namespace smr::core
+}  // namespace smr::detail

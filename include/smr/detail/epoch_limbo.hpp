@@ -9,9 +9,11 @@
 
 #include <cstdint>
 
-#include "smr/core/limbo_bag.hpp"
+#include "smr/detail/limbo_bag.hpp"
 
-namespace smr::core {
+namespace smr::detail {
+using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
+
 
 class epoch_limbo {
  public:
@@ -52,4 +54,4 @@ class epoch_limbo {
   limbo_bag ready_;
 };
 
-}  // namespace smr::core
+}  // namespace smr::detail

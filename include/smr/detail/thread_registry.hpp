@@ -12,7 +12,9 @@
 
 #include "smr/core/atomic.hpp"
 
-namespace smr::core {
+namespace smr::detail {
+using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
+
 
 inline constexpr std::size_t cache_line = 64;
 
@@ -124,4 +126,4 @@ class thread_registry {
   atomic<std::size_t> active_{0};
 };
 
-}  // namespace smr::core
+}  // namespace smr::detail

@@ -38,11 +38,13 @@
 #include <cstdint>
 
 #include "smr/core/atomic.hpp"
-#include "smr/core/thread_core.hpp"
-#include "smr/core/thread_registry.hpp"
+#include "smr/detail/thread_core.hpp"
+#include "smr/detail/thread_registry.hpp"
 #include "smr/core/timeline.hpp"
 
-namespace smr::core {
+namespace smr::detail {
+using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
+
 
 class epoch_clock {
  public:
@@ -115,4 +117,4 @@ class epoch_clock {
   alignas(cache_line) atomic<std::uint64_t> epoch_{first_epoch};
 };
 
-}  // namespace smr::core
+}  // namespace smr::detail

@@ -1,6 +1,7 @@
 // The one limbo bag: an intrusive FIFO of retired nodes, linked through their headers.
 //
-// Owned by a single thread (no synchronization inside). Every reclaimer keeps its retired
+// Owned by a single thread (no synchronization inside). The last node links to end_of_bag,
+// not null, so every node in a bag reads as retired; walks count nodes instead. Every reclaimer keeps its retired
 // nodes in these bags; what differs between reclaimers is only *when* a node may leave one,
 // which they decide with extract_if / take_all and hand the result to their free policy.
 #pragma once
@@ -10,7 +11,9 @@
 
 #include "smr/core/node.hpp"
 
-namespace smr::core {
+namespace smr::detail {
+using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
+
 
 class limbo_bag {
  public:
@@ -26,7 +29,7 @@ class limbo_bag {
   }
 
   void push(retired_node* n) {
-    n->next_retired = nullptr;
+    n->next_retired = end_of_bag;  // non-null: the node stays marked retired (core/node.hpp)
     if (tail_ == nullptr) {
       head_ = n;
     } else {
@@ -58,7 +61,7 @@ class limbo_bag {
     limbo_bag out;
     limbo_bag keep;
     retired_node* n = head_;
-    while (n != nullptr) {
+    for (std::size_t left = size_; left > 0; --left) {
       retired_node* next = n->next_retired;
       (pred(n) ? out : keep).push(n);
       n = next;
@@ -72,15 +75,18 @@ class limbo_bag {
   retired_node* pop_front() {
     retired_node* n = head_;
     if (n == nullptr) return nullptr;
-    head_ = n->next_retired;
-    if (head_ == nullptr) tail_ = nullptr;
-    --size_;
+    if (--size_ == 0) {
+      head_ = tail_ = nullptr;
+    } else {
+      head_ = n->next_retired;
+    }
     return n;
   }
 
   template <class F>
   void for_each(F&& fn) const {
-    for (retired_node* n = head_; n != nullptr; n = n->next_retired) fn(n);
+    retired_node* n = head_;
+    for (std::size_t left = size_; left > 0; --left, n = n->next_retired) fn(n);
   }
 
   std::size_t size() const { return size_; }
@@ -92,4 +98,4 @@ class limbo_bag {
   std::size_t size_ = 0;
 };
 
-}  // namespace smr::core
+}  // namespace smr::detail

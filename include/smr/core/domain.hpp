@@ -1,0 +1,489 @@
+// The reclaimer skeleton: one domain, handle, guard, protection slot and guarded pointer, written
+// once for every reclamation algorithm. An algorithm is a *rule* (see docs/architecture.md,
+// "Writing a reclaimer"): it supplies only what differs, and basic_domain<Rule, FreePolicy> is
+// the reclaimer users instantiate (smr::ebr is basic_domain<ebr_rule>, smr::ebr_af the same with
+// amortized_free).
+//
+//   smr::ebr domain;                          // a domain: no global state, many may coexist
+//   auto h = domain.attach();                 // per thread: registration (RAII handle)
+//   {
+//     auto g = h.begin_op();                  // an operation (RAII guard)
+//     auto p = g.protect(head);               // guarded_ptr: owns its protection slot
+//     auto [a, b] = g.template slots<2>();    // or explicit slots, for pointers that move
+//     ... g.retire(unlinked);  g.template create<Node>(args...); ...
+//   }
+//
+// What a rule supplies (all hooks protected; the handle derives from the rule's thread state):
+//   name, summary, config, tunables (with their minimum values), traits, node_base,
+//   atomic_ptr<T>, slot (its per-thread announcement, padded by the registry), eager_config()
+//   (the tests' shrunk configuration), optional validate(config) that throws
+//   std::invalid_argument for what the minimums cannot say;
+//   domain_state<Base>: domain-wide state; derives from Base (the domain core), built from
+//     (config, timeline*); may add public queries (epoch(), era()) and protect_slots();
+//   thread_state<Base>: per-thread state; derives from Base (detail::thread_base); hooks
+//     enter() / leave()            the outermost operation begins / ends
+//     retire(node_base*)           an unlinked node (already checked by the skeleton)
+//     unreclaimed() const          nodes it holds in limbo
+//     protect(link)                optional: how a link is read (default: acquire load)
+//     protection_at(i), protect(p, link), hold(p, node), clear(p)
+//                                  slot-based rules (traits.slot_based_protection) instead
+//     on_create(node)              optional: stamp the header of a new node (IBR eras)
+//     read_phase(fn), reserve(nodes, n), in_read_phase()
+//                                  optional: restartable read phases (NBR)
+//   Its constructor is the attach hook and its destructor the detach hook: it must leave its
+//   slot protecting nothing and free or donate every node it holds.
+//
+// The nesting rule (every reclaimer, every build): a begin_op() on a handle that already holds
+// a guard joins the outer operation, like nested RCU read-side sections. Only the outermost
+// guard's construction and destruction reach the rule; an inner guard's end releases nothing
+// the outer guard still uses. Protection slots are owned by protection_slot / guarded_ptr
+// objects, never by an index in the user's hands: each releases its slot when destroyed, and
+// asking for more slots than the domain gives a thread throws smr::slots_exhausted.
+//
+// Misuse the skeleton refuses is listed in detail/checks.hpp and docs/guide.md.
+#pragma once
+
+#include "smr/detail/require_cpp20.hpp"
+
+#include <array>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "smr/core/free_policy.hpp"
+#include "smr/core/marked_ptr.hpp"
+#include "smr/core/node.hpp"
+#include "smr/core/stats.hpp"
+#include "smr/core/timeline.hpp"
+#include "smr/core/traits.hpp"
+#include "smr/detail/checks.hpp"
+#include "smr/detail/domain_core.hpp"
+#include "smr/detail/thread_base.hpp"
+
+namespace smr {
+
+// Thrown when a thread asks for more protection slots at once than its domain gives a thread.
+class slots_exhausted : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
+
+namespace detail {
+
+// "ebr" + "_af" at compile time, so every variant has its name without writing it.
+template <const std::string_view&... Parts>
+struct joined_name {
+  static constexpr std::size_t size = (Parts.size() + ... + 0);
+  static constexpr std::array<char, size + 1> storage = [] {
+    std::array<char, size + 1> a{};
+    std::size_t i = 0;
+    ((
+         [&] {
+           for (char c : Parts) a[i++] = c;
+         }()),
+     ...);
+    return a;
+  }();
+  static constexpr std::string_view value{storage.data(), size};
+};
+
+}  // namespace detail
+
+// What most rules share, to inherit from: plain nodes, marked links, no domain-wide state.
+struct rule_defaults {
+  using node_base = core::retired_node;
+  template <class T>
+  using atomic_ptr = core::atomic_marked_ptr<T>;
+  template <class Base>
+  struct domain_state : Base {
+    using Base::Base;
+  };
+};
+
+template <class Rule, class FreePolicy = core::batch_free>
+class basic_domain : public Rule::template domain_state<detail::domain_core<Rule>> {
+  using state = typename Rule::template domain_state<detail::domain_core<Rule>>;
+  static_assert(std::is_base_of_v<detail::domain_core<Rule>, state>,
+                "a rule's domain_state<Base> must derive from Base");
+
+ public:
+  using rule = Rule;
+  using free_policy = FreePolicy;
+  using config = typename Rule::config;
+  using node_base = typename Rule::node_base;
+  template <class T>
+  using atomic_ptr = typename Rule::template atomic_ptr<T>;
+
+  static constexpr std::string_view base_name = Rule::name;
+  static constexpr std::string_view name = detail::joined_name<Rule::name, FreePolicy::suffix>::value;
+  static constexpr std::string_view summary = detail::joined_name<Rule::summary, FreePolicy::summary_suffix>::value;
+  static constexpr reclaimer_traits traits = Rule::traits;
+
+  // Throws std::invalid_argument for a configuration the rule cannot run with.
+  explicit basic_domain(config cfg = {}, core::timeline* timeline = nullptr)
+      : state(validated(cfg), timeline) {}
+
+  class handle;
+  class guard;
+  class protection_slot;
+  template <class T>
+  class guarded_ptr;
+
+  // Registers the calling thread. The handle belongs to this thread only.
+  handle attach() { return handle(*this); }
+
+  // Protection slots each thread may hold at once (slot-based schemes); 0 means unlimited.
+  unsigned protect_slots() const {
+    if constexpr (traits.slot_based_protection) {
+      return state::protect_slots();
+    } else {
+      return 0;
+    }
+  }
+
+ private:
+  // Every tunable at least its declared minimum, then the rule's own checks if it has any.
+  static const config& validated(const config& cfg) {
+    std::apply([&](const auto&... t) { (check_minimum(cfg, t), ...); }, Rule::tunables);
+    if constexpr (requires { Rule::validate(cfg); }) Rule::validate(cfg);
+    return cfg;
+  }
+
+  template <class T>
+  static void check_minimum(const config& cfg, const tunable<config, T>& t) {
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (cfg.*(t.member) < t.minimum) {
+        std::string least;
+        if constexpr (requires { t.minimum.count(); }) least = std::to_string(t.minimum.count());
+        else least = std::to_string(t.minimum);
+        throw std::invalid_argument(std::string(Rule::name) + ": " + std::string(t.name) + " must be at least " + least);
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The per-thread handle: the rule's thread state plus nesting, slots and the misuse checks.
+template <class Rule, class FreePolicy>
+class basic_domain<Rule, FreePolicy>::handle
+    : public Rule::template thread_state<detail::thread_base<basic_domain<Rule, FreePolicy>>> {
+  using state = typename Rule::template thread_state<detail::thread_base<basic_domain>>;
+  static constexpr bool slot_based = traits.slot_based_protection;
+
+ public:
+  explicit handle(basic_domain& d) : state(d) {
+    if constexpr (slot_based) {
+      const unsigned n = d.protect_slots();
+      free_slots_.reserve(n);
+      for (unsigned i = n; i-- > 0;) free_slots_.push_back(i);  // slot 0 is handed out first
+    }
+  }
+  ~handle() {
+    if (this->depth_ != 0) detail::misuse("a handle was destroyed inside an operation (a guard outlived it)");
+  }
+  handle(const handle&) = delete;
+  handle& operator=(const handle&) = delete;
+
+  // Starts an operation; nested calls join the outermost one.
+  guard begin_op() { return guard(*this); }
+
+  // Retired nodes this thread has not freed yet (limbo plus the free policy's backlog).
+  std::size_t unreclaimed() const { return state::unreclaimed() + this->pending_frees(); }
+
+ private:
+  friend class guard;
+  friend class protection_slot;
+
+  void enter_op() {
+    if (detail::checks_on()) check_use();
+    if (this->depth_++ == 0) {
+      this->run_free_policy();
+      state::enter();
+    }
+  }
+
+  void leave_op() {
+    if (--this->depth_ != 0) return;
+    if constexpr (detail::checked_build) {
+      if (live_slots() != 0) detail::misuse("a protection slot or guarded_ptr outlived its operation");
+    }
+    state::leave();
+  }
+
+  void check_use() {
+    if (!this->owned_by_this_thread())
+      detail::misuse("a handle was used by a thread other than the one that attached it (attach once per thread)");
+    if constexpr (requires { this->state::in_read_phase(); }) {
+      if (state::in_read_phase()) detail::misuse("begin_op() inside a read phase");
+    }
+  }
+
+  // ---- protection ----
+
+  unsigned live_slots() const {
+    if constexpr (slot_based) {
+      return this->domain().protect_slots() - static_cast<unsigned>(free_slots_.size());
+    } else {
+      return counted_slots_;
+    }
+  }
+
+  unsigned take_slot() {
+    if constexpr (slot_based) {
+      if (free_slots_.empty())
+        throw slots_exhausted(std::string(name) + ": all " + std::to_string(this->domain().protect_slots()) +
+                              " protection slots of this thread are in use; give the domain more "
+                              "(config .slots) or release a slot first");
+      const unsigned i = free_slots_.back();
+      free_slots_.pop_back();
+      return i;
+    } else {
+      if constexpr (detail::checked_build) ++counted_slots_;
+      return 0;
+    }
+  }
+
+  void give_slot(unsigned i) {
+    if constexpr (slot_based) {
+      free_slots_.push_back(i);
+    } else {
+      (void)i;
+      if constexpr (detail::checked_build) --counted_slots_;
+    }
+  }
+
+  template <class T>
+  core::marked_ptr<T> protect_link(unsigned slot, const atomic_ptr<T>& link) {
+    if constexpr (detail::checked_build) {
+      if (this->depth_ == 0) detail::misuse("protect() outside an operation");
+    }
+    if constexpr (slot_based) {
+      return state::protect(state::protection_at(slot), link);
+    } else if constexpr (requires { this->state::protect(link); }) {
+      (void)slot;
+      return state::protect(link);
+    } else {
+      (void)slot;
+      // acquire: pairs with the release store or CAS that published the node.
+      return link.load(core::mo_acquire);
+    }
+  }
+
+  void hold_node(unsigned slot, const core::retired_node* n) {
+    if constexpr (slot_based) state::hold(state::protection_at(slot), n);
+  }
+
+  void clear_slot(unsigned slot) {
+    if constexpr (slot_based) state::clear(state::protection_at(slot));
+  }
+
+  // ---- the rest of the guard's vocabulary ----
+
+  template <class F>
+  decltype(auto) run_read_phase(F& fn) {
+    if constexpr (requires { this->state::read_phase(fn); }) {
+      return state::read_phase(fn);
+    } else {
+      return fn();
+    }
+  }
+
+  void reserve_nodes(const core::retired_node* const* nodes, unsigned n) {
+    if constexpr (requires { this->state::reserve(nodes, n); }) state::reserve(nodes, n);
+  }
+
+  void stamp(node_base* n) {
+    if constexpr (requires { this->state::on_create(n); }) state::on_create(n);
+  }
+
+  void retire_node(node_base* n) {
+    if (core::is_retired(n))
+      detail::misuse("a node was retired twice (or retired after it was freed)");
+    if (n->destroy == nullptr)
+      detail::misuse("retire() of a node that create() did not allocate; pass a deleter: retire(n, deleter)");
+    state::retire(n);
+  }
+
+  std::vector<unsigned> free_slots_;  // slot-based: indices not held by a protection_slot
+  unsigned counted_slots_ = 0;        // others, checked builds: protection_slots alive
+};
+
+// ---------------------------------------------------------------------------------------------
+// An operation (RAII). Everything a data structure does to shared nodes happens inside one.
+template <class Rule, class FreePolicy>
+class basic_domain<Rule, FreePolicy>::guard {
+ public:
+  explicit guard(handle& h) : h_(&h) { h.enter_op(); }
+  ~guard() { h_->leave_op(); }
+  guard(const guard&) = delete;
+  guard& operator=(const guard&) = delete;
+
+  // One protection slot, released when the returned object is destroyed.
+  protection_slot slot() { return protection_slot(*h_); }
+
+  // N slots at once, e.g. `auto [pred, cur] = g.template slots<2>();`.
+  template <std::size_t N>
+  std::array<protection_slot, N> slots() {
+    return make_slots(std::make_index_sequence<N>{});
+  }
+
+  // Reads `link` and keeps its target protected for as long as the result lives.
+  template <class T>
+  guarded_ptr<T> protect(const atomic_ptr<T>& link) {
+    protection_slot s(*h_);
+    const core::marked_ptr<T> p = s.protect(link);
+    return guarded_ptr<T>(std::move(s), p);
+  }
+
+  // Runs a read phase: fn may only read shared memory and write locals; it ends with
+  // reserve(...) naming every node the following write phase will touch. Only NBR restarts fn
+  // (and then fn must follow the rules in reclaimers/nbr.hpp).
+  template <class F>
+  decltype(auto) read_phase(F&& fn) {
+    return h_->run_read_phase(fn);
+  }
+
+  // Ends a read phase reserving the nodes the write phase touches (null allowed); a no-op for
+  // every reclaimer but NBR.
+  template <class... T>
+  void reserve(T*... nodes) {
+    const core::retired_node* list[sizeof...(T) + 1] = {static_cast<const core::retired_node*>(nodes)...};
+    h_->reserve_nodes(list, sizeof...(T));
+  }
+
+  // Allocates a node through the reclaimer (IBR-family schemes stamp its birth era).
+  template <class T, class... Args>
+  T* create(Args&&... args) {
+    static_assert(std::is_base_of_v<node_base, T>, "a node type must derive from its reclaimer's node_base");
+    T* n = core::construct_node<T>(std::forward<Args>(args)...);
+    h_->stamp(n);
+    return n;
+  }
+
+  // An unlinked node: freed once no thread can reach it. Must come from create().
+  template <class T>
+  void retire(T* n) {
+    static_assert(std::is_base_of_v<node_base, T>, "a node type must derive from its reclaimer's node_base");
+    h_->retire_node(n);
+  }
+
+  // An unlinked node allocated by the user: freed with Deleter{}(n) once no thread can reach it.
+  // The deleter must be stateless (it is rebuilt at free time).
+  template <class T, class Deleter>
+  void retire(T* n, Deleter) {
+    static_assert(std::is_base_of_v<node_base, T>, "a node type must derive from its reclaimer's node_base");
+    static_assert(std::is_empty_v<Deleter> && std::is_default_constructible_v<Deleter>,
+                  "retire(n, deleter): the deleter must be stateless and default-constructible");
+    if (!core::is_retired(n)) n->destroy = &core::destroy_with_deleter<T, Deleter>;
+    h_->retire_node(n);
+  }
+
+  // Frees a node that no other thread ever saw (e.g. the node of a failed insert).
+  template <class T>
+  void dispose(T* n) {
+    if (core::is_retired(n)) detail::misuse("dispose() of a node that was already retired");
+    core::free_node(n);
+  }
+
+ private:
+  template <std::size_t... I>
+  std::array<protection_slot, sizeof...(I)> make_slots(std::index_sequence<I...>) {
+    return {((void)I, protection_slot(*h_))...};
+  }
+
+  handle* h_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// One protection slot of the thread, owned by this object (RAII, movable, swappable). For
+// schemes without per-pointer protection (epochs, IBR intervals, NBR) it costs nothing.
+template <class Rule, class FreePolicy>
+class basic_domain<Rule, FreePolicy>::protection_slot {
+ public:
+  explicit protection_slot(handle& h) : h_(&h), index_(h.take_slot()) {}
+  protection_slot(protection_slot&& o) noexcept : h_(std::exchange(o.h_, nullptr)), index_(o.index_) {}
+  protection_slot& operator=(protection_slot&& o) noexcept {
+    if (this != &o) {
+      release();
+      h_ = std::exchange(o.h_, nullptr);
+      index_ = o.index_;
+    }
+    return *this;
+  }
+  ~protection_slot() { release(); }
+
+  // Reads `link` and protects its target until the slot protects something else or dies.
+  // Slot-based schemes validate: the result was still in `link` after the protection was
+  // visible, mark bit included.
+  template <class T>
+  core::marked_ptr<T> protect(const atomic_ptr<T>& link) {
+    return h_->protect_link(index_, link);
+  }
+
+  // Protects `n`, which the caller already protects through another slot of this thread (or
+  // which no other thread has seen yet): no validation.
+  template <class T>
+  void hold(T* n) {
+    h_->hold_node(index_, static_cast<const core::retired_node*>(n));
+  }
+
+  // Protects nothing any more (the slot stays owned).
+  void reset() { h_->clear_slot(index_); }
+
+  friend void swap(protection_slot& a, protection_slot& b) noexcept {
+    std::swap(a.h_, b.h_);
+    std::swap(a.index_, b.index_);
+  }
+
+ private:
+  void release() {
+    if (h_ == nullptr) return;
+    h_->clear_slot(index_);
+    h_->give_slot(index_);
+    h_ = nullptr;
+  }
+
+  handle* h_;
+  unsigned index_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// A pointer read from a shared link together with the slot that protects it (RAII, move-only).
+template <class Rule, class FreePolicy>
+template <class T>
+class basic_domain<Rule, FreePolicy>::guarded_ptr {
+ public:
+  guarded_ptr(protection_slot&& slot, core::marked_ptr<T> p) : slot_(std::move(slot)), ptr_(p) {}
+  guarded_ptr(guarded_ptr&&) noexcept = default;
+  guarded_ptr& operator=(guarded_ptr&&) noexcept = default;
+
+  T* get() const { return ptr_.get(); }
+  T* operator->() const { return ptr_.get(); }
+  T& operator*() const { return *ptr_.get(); }
+  bool marked() const { return ptr_.marked(); }
+  core::marked_ptr<T> marked_ptr() const { return ptr_; }
+  explicit operator bool() const { return ptr_.get() != nullptr; }
+
+  // Re-reads `link` into this pointer, reusing its slot.
+  guarded_ptr& protect(const atomic_ptr<T>& link) {
+    ptr_ = slot_.protect(link);
+    return *this;
+  }
+
+  // Drops the protection (the pointer becomes null; the slot stays owned until destruction).
+  void reset() {
+    slot_.reset();
+    ptr_ = {};
+  }
+
+ private:
+  protection_slot slot_;
+  core::marked_ptr<T> ptr_;
+};
+
+}  // namespace smr

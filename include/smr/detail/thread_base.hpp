@@ -1,0 +1,88 @@
+// The per-thread part every reclaimer shares, and the base of every rule's thread state:
+// registration in the domain (a recycled dense id and a padded registry slot), the thread_core
+// (stats, timeline, freeing), the free policy, the orphan hand-over, the operation depth and
+// the owning thread. The skeleton (core/domain.hpp) derives the public handle from the rule's
+// thread state, which derives from this.
+//
+// Neither copyable nor movable: the slot, the timeline buffer and (for NBR) the signal context
+// keep their addresses for the thread's whole registration.
+#pragma once
+
+#include <cstddef>
+#include <thread>
+#include <utility>
+
+#include "smr/detail/checks.hpp"
+#include "smr/detail/domain_core.hpp"
+#include "smr/detail/limbo_bag.hpp"
+#include "smr/detail/thread_core.hpp"
+
+namespace smr::detail {
+
+template <class Domain>
+class thread_base {
+ public:
+  using domain_type = Domain;
+  using rule_type = typename Domain::rule;
+  using slot_type = registry_slot<rule_type>;
+
+  thread_base(const thread_base&) = delete;
+  thread_base& operator=(const thread_base&) = delete;
+
+  // The registry id: dense, recycled after the handle is gone.
+  std::size_t thread_id() const { return entry_->id; }
+  // Inside a guard (nested guards join the outermost operation).
+  bool in_operation() const { return depth_ != 0; }
+
+ protected:
+  explicit thread_base(Domain& d)
+      : domain_(&d),
+        entry_(&d.registry().acquire()),
+        tc_(entry_->slot.stats, d.gauge(), d.timeline_for(entry_->id)),
+        owner_(std::this_thread::get_id()) {}
+
+  // The rule's thread state has already made the slot protect nothing and freed or donated its
+  // nodes.
+  ~thread_base() {
+    free_.flush(tc_);
+    domain_->registry().release(*entry_);
+  }
+
+  Domain& domain() { return *domain_; }
+  const Domain& domain() const { return *domain_; }
+  slot_type& slot() { return entry_->slot; }
+  thread_core& tc() { return tc_; }
+  unsigned depth() const { return depth_; }
+
+  // Nodes proven unreachable go to the free policy.
+  void release_safe(limbo_bag&& safe) {
+    if (!safe.empty()) free_.release(std::move(safe), tc_);
+  }
+  // Nodes of exited threads (to be re-retired under the caller's own rule), and the hand-over
+  // of this thread's nodes at exit.
+  limbo_bag adopt_orphans() { return domain_->adopt(); }
+  void donate(limbo_bag&& bag) { domain_->donate(std::move(bag)); }
+  // Visits every registry slot ever used (unowned slots protect nothing).
+  template <class F>
+  void for_each_slot(F&& fn) {
+    domain_->registry().for_each([&](slot_type& s, std::size_t) { fn(s); });
+  }
+  std::size_t pending_frees() const { return free_.pending(); }
+
+  // ---- for the skeleton's handle ----
+
+  // Start of an outermost operation: the free policy's share of work.
+  void run_free_policy() { free_.on_operation(tc_); }
+  bool owned_by_this_thread() const { return owner_ == std::this_thread::get_id(); }
+
+  unsigned depth_ = 0;  // nested guards; the hooks see only the outermost enter and leave
+
+ private:
+  Domain* domain_;
+  typename thread_registry<slot_type>::entry* entry_;
+  thread_core tc_;
+  typename Domain::free_policy free_;
+  std::thread::id owner_;
+};
+
+}  // namespace smr::detail
