@@ -47,18 +47,8 @@
 
 namespace smr::test {
 
-template <>
-struct stress_config<free_on_retire> {
-  static free_on_retire_config make() { return {}; }
-};
-template <unsigned Early>
-struct stress_config<short_grace_ebr<Early>> {
-  static short_grace_ebr_config make() { return {}; }
-};
-template <class R>
-struct stress_config<unvalidated_protect<R>> {
-  static auto make() { return stress_config<R>::make(); }
-};
+// The planted reclaimers' test configurations are their rules' eager_config(), as for every
+// reclaimer (support/reclaimers.hpp).
 
 namespace planted {
 

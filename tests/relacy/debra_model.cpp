@@ -20,7 +20,7 @@ namespace {
 
 struct debra_setup {
   using reclaimer = smr::debra;
-  static smr::debra_config config() { return {.check_every = 1}; }
+  static smr::debra::config config() { return {.check_every = 1}; }
   static constexpr int churn = 3;
 };
 

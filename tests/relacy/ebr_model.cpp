@@ -23,7 +23,7 @@ namespace {
 
 struct ebr_setup {
   using reclaimer = smr::ebr;
-  static smr::ebr_config config() { return {.advance_every = 2}; }
+  static smr::ebr::config config() { return {.advance_every = 2}; }
   static constexpr int churn = 3;
 };
 

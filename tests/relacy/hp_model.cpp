@@ -30,7 +30,7 @@ struct hp_setup {
   static constexpr bool adaptor = smr::model::planted && !smr::model::weak_fence_planted;
   using reclaimer =
       std::conditional_t<adaptor, smr::test::unvalidated_protect<smr::hp>, smr::hp>;
-  static smr::hp_config config() { return {.slots = 1, .scan_threshold = 1}; }
+  static smr::hp::config config() { return {.slots = 1, .scan_threshold = 1}; }
   static constexpr int churn = 1;
 };
 

@@ -32,7 +32,7 @@ struct ibr_setup {
   static constexpr bool adaptor = smr::model::planted && !smr::model::weak_fence_planted;
   using reclaimer =
       std::conditional_t<adaptor, smr::test::unvalidated_protect<smr::ibr_2ge>, smr::ibr_2ge>;
-  static smr::ibr_2ge_config config() {
+  static smr::ibr_2ge::config config() {
     return {.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
   }
   static constexpr int churn = 1;

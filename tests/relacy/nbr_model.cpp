@@ -37,13 +37,14 @@
 #include <optional>
 
 #include "model.hpp"
-#include "smr/core/limbo_bag.hpp"
+#include "smr/detail/limbo_bag.hpp"
 #include "smr/core/node.hpp"
-#include "smr/core/protected_set.hpp"
+#include "smr/detail/protected_set.hpp"
 
 namespace {
 
 using namespace smr::core;
+using namespace smr::detail;  // limbo_bag, protected_set
 using smr::model::payload;
 
 struct node : retired_node {

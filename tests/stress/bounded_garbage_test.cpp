@@ -74,7 +74,7 @@ struct garbage_spec<smr::hp> {
   static constexpr bool bounded = true;
   static constexpr unsigned K = 3;  // hm_list's need
   static constexpr std::size_t R = 8;
-  static smr::hp_config config() { return {.slots = K, .scan_threshold = R}; }
+  static smr::hp::config config() { return {.slots = K, .scan_threshold = R}; }
   static bounds bound() {
     const std::int64_t per_thread = std::max<std::int64_t>(R, K * (churn_threads + 1) + 1);
     return {churn_threads * per_thread, K};
@@ -85,11 +85,11 @@ template <>
 struct garbage_spec<smr::nbr> {
   static constexpr bool bounded = true;
   static constexpr std::size_t B = 16;
-  static smr::nbr_config config() {
+  static smr::nbr::config config() {
     return {.bag_threshold = B, .ack_timeout = std::chrono::milliseconds(10000)};
   }
   static bounds bound() {
-    const std::int64_t slots = smr::nbr::reservation_slots;
+    const std::int64_t slots = smr::nbr::rule::reservation_slots;
     return {churn_threads * static_cast<std::int64_t>(B + slots * (churn_threads + 1)), slots};
   }
 };
@@ -99,7 +99,7 @@ struct garbage_spec<smr::ibr_2ge> {
   static constexpr bool bounded = true;
   static constexpr unsigned k = 16;
   static constexpr unsigned f = 4;
-  static smr::ibr_2ge_config config() {
+  static smr::ibr_2ge::config config() {
     return {.epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f};
   }
   static bounds bound() {
@@ -113,17 +113,17 @@ struct garbage_spec<smr::ibr_2ge> {
 template <>
 struct garbage_spec<smr::ebr> {
   static constexpr bool bounded = false;
-  static smr::ebr_config config() { return {.advance_every = 2}; }
+  static smr::ebr::config config() { return {.advance_every = 2}; }
 };
 template <>
 struct garbage_spec<smr::debra> {
   static constexpr bool bounded = false;
-  static smr::debra_config config() { return {.check_every = 1}; }
+  static smr::debra::config config() { return {.check_every = 1}; }
 };
 template <>
 struct garbage_spec<smr::qsbr> {
   static constexpr bool bounded = false;
-  static smr::qsbr_config config() { return {.quiescent_every = 2}; }
+  static smr::qsbr::config config() { return {.quiescent_every = 2}; }
 };
 
 // The largest settled bound of the bounded schemes: the unbounded ones must exceed it.
@@ -165,8 +165,9 @@ outcome run_with_stalled_thread() {
     auto g = h.begin_op();
     anchor<R>* a = g.template create<anchor<R>>();
     link.store(smr::core::marked_ptr<anchor<R>>(a), smr::core::mo_release);
+    auto slot = g.slot();
     g.read_phase([&] {
-      anchor<R>* p = g.protect(0, link).get();
+      anchor<R>* p = slot.protect(link).get();
       g.reserve(p);
       return p;
     });

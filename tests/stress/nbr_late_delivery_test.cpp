@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "smr/smr.hpp"
+#include "support/broken_reclaimers.hpp"
 #include "support/stress.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -201,10 +202,12 @@ struct chain_result {
 
 // Runs readers and writers on chains until `budget` elapses or (if stop_on_dead) a reader sees
 // a dead node. Readers block the signal before a walk and unblock it midway, after a sleep.
-chain_result run_chains(const smr::nbr_config& cfg, milliseconds budget, bool stop_on_dead,
+// R: smr::nbr, or smr::test::planted_nbr (frees without waiting for acknowledgements).
+template <class R>
+chain_result run_chains(const smr::nbr::config& cfg, milliseconds budget, bool stop_on_dead,
                         unsigned readers = 3, unsigned writers = 1) {
   chain_result out;
-  smr::nbr domain(cfg);
+  R domain(cfg);
   smr::nbr::atomic_ptr<cnode> head;
   auto build = [](std::uint64_t g, auto& guard) {
     cnode* first = nullptr;
@@ -254,17 +257,18 @@ chain_result run_chains(const smr::nbr_config& cfg, milliseconds budget, bool st
           unsigned runs = 0;  // in this frame, not the read phase's: survives restarts
           {
             auto g = h.begin_op();
+            auto slot = g.slot();  // made outside the read phase: a restart skips no destructor
             g.read_phase([&] {
               const bool first_run = runs++ == 0;  // nap once, so restarts cannot livelock
               saw_dead = mixed = false;            // set afresh on every run
-              cnode* n = g.protect(0, head).get();
+              cnode* n = slot.protect(head).get();
               const std::uint64_t gen = n->gen.load(std::memory_order_relaxed);
               for (std::uint64_t i = 0; n != nullptr; ++i) {
                 if (late && first_run && i == nap_at) {
                   std::this_thread::sleep_for(nap);
                   if (unblock_inside) set_signal_blocked(false);  // a pending signal lands here
                 }
-                const auto next = g.protect(0, n->next);
+                const auto next = slot.protect(n->next);
                 if (n->magic.load(std::memory_order_relaxed) != kAlive || poisoned(next.bits())) {
                   saw_dead = true;
                   return;
@@ -302,14 +306,11 @@ chain_result run_chains(const smr::nbr_config& cfg, milliseconds budget, bool st
   return out;
 }
 
-smr::nbr_config chain_config(bool planted_bug) {
-  return {.bag_threshold = kChain, .ack_timeout = milliseconds(20),
-          .unsafe_skip_ack_wait = planted_bug};
-}
+smr::nbr::config chain_config() { return {.bag_threshold = kChain, .ack_timeout = milliseconds(20)}; }
 
 // The correct protocol: real frees (ASan watches every access) and no dead node ever seen.
 TEST(NbrLateDelivery, ChainsBlockedInsideReadPhases) {
-  const chain_result r = run_chains(chain_config(false), milliseconds(1500), false);
+  const chain_result r = run_chains<smr::nbr>(chain_config(), milliseconds(1500), false);
   EXPECT_EQ(r.readers_saw_dead_nodes, 0u);
   EXPECT_EQ(r.inconsistent, 0u) << "a walk mixed nodes of two chains";
   EXPECT_GT(r.walks, 0u);
@@ -338,7 +339,7 @@ class PoisonScope {
 
 TEST(NbrLateDelivery, PoisonedFreesNeverSeenWithTheProtocol) {
   PoisonScope poison;
-  const chain_result r = run_chains(chain_config(false), milliseconds(1000), false);
+  const chain_result r = run_chains<smr::nbr>(chain_config(), milliseconds(1000), false);
   EXPECT_EQ(r.readers_saw_dead_nodes, 0u);
   EXPECT_GT(r.stats.freed, 0u);
 }
@@ -346,7 +347,7 @@ TEST(NbrLateDelivery, PoisonedFreesNeverSeenWithTheProtocol) {
 TEST(NbrLateDelivery, PlantedBugIsCaughtThroughPoison) {
   NBR_SKIP_PLANTED_UNDER_TSAN();
   PoisonScope poison;
-  const chain_result r = run_chains(chain_config(true), milliseconds(10000), true);
+  const chain_result r = run_chains<smr::test::planted_nbr>(chain_config(), milliseconds(10000), true);
   EXPECT_GT(r.readers_saw_dead_nodes, 0u)
       << "skipping the acknowledgement wait went unnoticed in " << r.walks << " walks";
 }
@@ -357,7 +358,7 @@ TEST(NbrLateDelivery, PlantedBugIsCaughtByAsan) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
-        const chain_result r = run_chains(chain_config(true), milliseconds(20000), true);
+        const chain_result r = run_chains<smr::test::planted_nbr>(chain_config(), milliseconds(20000), true);
         std::fprintf(stderr, "no use-after-free in %llu walks\n",
                      static_cast<unsigned long long>(r.walks));
         std::exit(0);

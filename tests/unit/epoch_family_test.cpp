@@ -70,11 +70,11 @@ class EpochFamily : public ::testing::Test {};
 template <class R>
 typename R::config small_config();
 template <>
-smr::qsbr_config small_config<smr::qsbr>() {
+smr::qsbr::config small_config<smr::qsbr>() {
   return {.quiescent_every = 1};
 }
 template <>
-smr::debra_config small_config<smr::debra>() {
+smr::debra::config small_config<smr::debra>() {
   return {.check_every = 1};
 }
 
@@ -154,9 +154,7 @@ TYPED_TEST(EpochFamily, ExitedThreadsNodesAreAdoptedAndFreed) {
 TYPED_TEST(EpochFamily, TimelineRecordsAdvancesAndGarbage) {
   using R = TypeParam;
   smr::core::timeline tl(1000);
-  auto cfg = small_config<R>();
-  cfg.timeline = &tl;
-  R domain(cfg);
+  R domain(small_config<R>(), &tl);
   std::atomic<long> freed{0};
   {
     auto h = domain.attach();

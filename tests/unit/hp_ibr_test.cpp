@@ -77,9 +77,9 @@ struct cfg;
 
 template <>
 struct cfg<smr::hp> {
-  static smr::hp_config eager() { return {.slots = 2, .scan_threshold = 1}; }
+  static smr::hp::config eager() { return {.slots = 2, .scan_threshold = 1}; }
   static constexpr std::size_t R = 16;
-  static smr::hp_config bounded() { return {.slots = 2, .scan_threshold = R}; }
+  static smr::hp::config bounded() { return {.slots = 2, .scan_threshold = R}; }
   // A scan runs whenever the bag reaches R and leaves only protected nodes (at most
   // H = K x threads = 2 x 4 < R), so a bag never holds R nodes once retire() returns.
   static std::size_t per_thread_bound(unsigned) { return R - 1; }
@@ -87,11 +87,11 @@ struct cfg<smr::hp> {
 
 template <>
 struct cfg<smr::ibr_2ge> {
-  static smr::ibr_2ge_config eager() {
+  static smr::ibr_2ge::config eager() {
     return {.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
   }
   static constexpr unsigned f = 4, e = 8;
-  static smr::ibr_2ge_config bounded() {
+  static smr::ibr_2ge::config bounded() {
     return {.epoch_frequency = f, .scale_epoch_frequency = false, .empty_frequency = e};
   }
   // Every reservation [lo, hi] here has hi = lo (workers never protect, the stalled thread's
@@ -122,7 +122,8 @@ TYPED_TEST(HpIbr, ProtectedNodeSurvivesOtherThreadsScans) {
   link.store(x, smr::core::mo_release);
   {
     auto g = ha.begin_op();
-    tnode<R>* p = g.protect(0, link).get();
+    auto g_slots = g.template slots<1>();
+    tnode<R>* p = g_slots[0].protect(link).get();
     ASSERT_EQ(p, x);
 
     std::thread other([&] {
@@ -158,7 +159,8 @@ TYPED_TEST(HpIbr, StalledThreadBoundsGarbage) {
   link.store(make_node<R>(stalled, 0), smr::core::mo_release);
 
   auto g = stalled.begin_op();  // stalled inside an operation for the whole run
-  tnode<R>* held = g.protect(0, link).get();
+  auto held_slot = g.slot();
+  tnode<R>* held = held_slot.protect(link).get();
   ASSERT_NE(held, nullptr);
 
   std::atomic<std::size_t> worst{0};
@@ -214,7 +216,7 @@ TYPED_TEST(HpIbr, EverythingFreedAfterThreadsExit) {
 
 TEST(Hp, ProtectRetriesWhileTheLinkChanges) {
   using R = smr::hp;
-  R domain(smr::hp_config{.slots = 1, .scan_threshold = 1});
+  R domain(smr::hp::config{.slots = 1, .scan_threshold = 1});
   link_t<R> link;
   auto h = domain.attach();
   tnode<R>* a = make_node<R>(h, 1);
@@ -234,7 +236,8 @@ TEST(Hp, ProtectRetriesWhileTheLinkChanges) {
   while (domain.stats().protect_retries == 0 && std::chrono::steady_clock::now() < deadline) {
     for (int i = 0; i < 1000; ++i, ++calls) {
       auto g = h.begin_op();
-      tnode<R>* p = g.protect(0, link).get();
+      auto g_slots = g.template slots<1>();
+      tnode<R>* p = g_slots[0].protect(link).get();
       ASSERT_TRUE(p == a || p == b);
     }
   }
@@ -254,7 +257,8 @@ TEST(Hp, ProtectDoesNotCountRetriesOnAStableLink) {
   link.store(a, smr::core::mo_release);
   for (int i = 0; i < 100; ++i) {
     auto g = h.begin_op();
-    EXPECT_EQ(g.protect(i % 4, link).get(), a);
+    auto g_slots = g.template slots<4>();
+    EXPECT_EQ(g_slots[i % 4].protect(link).get(), a);
   }
   EXPECT_EQ(domain.stats().protect_retries, 0u);
   smr::core::free_node(a);
@@ -264,7 +268,7 @@ TEST(Hp, ProtectDoesNotCountRetriesOnAStableLink) {
 TEST(Hp, HoldKeepsANodeAfterItsSlotIsReused) {
   using R = smr::hp;
   freed_log::clear();
-  R domain(smr::hp_config{.slots = 2, .scan_threshold = 1});
+  R domain(smr::hp::config{.slots = 2, .scan_threshold = 1});
   link_t<R> la, lb;
   auto h = domain.attach();
   tnode<R>* x = make_node<R>(h, 1);
@@ -273,9 +277,10 @@ TEST(Hp, HoldKeepsANodeAfterItsSlotIsReused) {
   lb.store(y, smr::core::mo_release);
   {
     auto g = h.begin_op();
-    ASSERT_EQ(g.protect(0, la).get(), x);
-    g.hold(1, x);
-    ASSERT_EQ(g.protect(0, lb).get(), y);  // slot 0 now protects y only
+    auto g_slots = g.template slots<2>();
+    ASSERT_EQ(g_slots[0].protect(la).get(), x);
+    g_slots[1].hold(x);
+    ASSERT_EQ(g_slots[0].protect(lb).get(), y);  // slot 0 now protects y only
     std::thread other([&] {
       auto h2 = domain.attach();
       la.store(nullptr, smr::core::mo_release);
@@ -295,7 +300,7 @@ TEST(Hp, HoldKeepsANodeAfterItsSlotIsReused) {
 // slot while writers replace and retire it with a scan at every retirement (version check).
 TEST(Hp, HoldUnderConcurrentScans) {
   using R = smr::hp;
-  R domain(smr::hp_config{.slots = 2, .scan_threshold = 1});
+  R domain(smr::hp::config{.slots = 2, .scan_threshold = 1});
   link_t<R> la, lb;
   {
     auto h = domain.attach();
@@ -308,11 +313,12 @@ TEST(Hp, HoldUnderConcurrentScans) {
     for (std::uint64_t i = 0; i < ops; ++i) {
       if (t % 2 == 0) {
         auto g = h.begin_op();
-        tnode<R>* x = g.protect(0, la).get();
-        g.hold(1, x);
-        smr::core::chaos_point();
-        tnode<R>* y = g.protect(0, lb).get();
-        smr::core::chaos_point();
+        auto g_slots = g.template slots<2>();
+        tnode<R>* x = g_slots[0].protect(la).get();
+        g_slots[1].hold(x);
+        smr::detail::chaos_point();
+        tnode<R>* y = g_slots[0].protect(lb).get();
+        smr::detail::chaos_point();
         ASSERT_EQ(x->id, 7);  // x is protected only by the copy in slot 1 now
         ASSERT_EQ(y->id, 7);
       } else {
@@ -344,9 +350,9 @@ TEST(Hp, ScanRunsAtTwoHPlus100) {
 }
 
 TEST(Hp, DataStructuresCheckTheSlotCount) {
-  smr::hp two(smr::hp_config{.slots = 2});
+  smr::hp two(smr::hp::config{.slots = 2});
   EXPECT_THROW((smr::hm_list<int, smr::hp>(two)), std::invalid_argument);
-  smr::hp three(smr::hp_config{.slots = 3});
+  smr::hp three(smr::hp::config{.slots = 3});
   EXPECT_NO_THROW((smr::hm_list<int, smr::hp>(three)));
 }
 
@@ -354,7 +360,7 @@ TEST(Hp, DataStructuresCheckTheSlotCount) {
 
 TEST(Ibr2ge, CreateAdvancesTheEraAndStampsBirthRetireStampsRetire) {
   using R = smr::ibr_2ge;
-  R domain(smr::ibr_2ge_config{.epoch_frequency = 3, .scale_epoch_frequency = false,
+  R domain(smr::ibr_2ge::config{.epoch_frequency = 3, .scale_epoch_frequency = false,
                                .empty_frequency = 1000});
   auto h = domain.attach();
   ASSERT_EQ(domain.era(), 1u);
@@ -376,7 +382,7 @@ TEST(Ibr2ge, CreateAdvancesTheEraAndStampsBirthRetireStampsRetire) {
 
 TEST(Ibr2ge, EpochFrequencyScalesWithRegisteredThreads) {
   using R = smr::ibr_2ge;
-  R domain(smr::ibr_2ge_config{.epoch_frequency = 2, .scale_epoch_frequency = true});
+  R domain(smr::ibr_2ge::config{.epoch_frequency = 2, .scale_epoch_frequency = true});
   auto h = domain.attach();
   auto other = domain.attach();  // two registered threads: one advance per 4 allocations
   for (int i = 0; i < 8; ++i) {
@@ -395,7 +401,7 @@ TEST(Ibr2ge, EpochFrequencyScalesWithRegisteredThreads) {
 TEST(Ibr2ge, ReservationPinsOnlyOverlappingLifetimes) {
   using R = smr::ibr_2ge;
   freed_log::clear();
-  R domain(smr::ibr_2ge_config{.epoch_frequency = 1, .scale_epoch_frequency = false,
+  R domain(smr::ibr_2ge::config{.epoch_frequency = 1, .scale_epoch_frequency = false,
                                .empty_frequency = 1});
   auto pinner = domain.attach();
   auto reader = domain.attach();
@@ -430,7 +436,7 @@ TEST(Ibr2ge, ReservationPinsOnlyOverlappingLifetimes) {
 
   tnode<R>* seen = make_node<R>(writer, 4);  // born in era 9: protect must raise upper to 9
   link.store(seen, smr::core::mo_release);
-  ASSERT_EQ(read->protect(0, link).get(), seen);
+  ASSERT_EQ(read->slot().protect(link).get(), seen);  // IBR: the reservation outlives the slot
   link.store(nullptr, smr::core::mo_release);
   retire_node<R>(writer, seen);  // lifetime [9, 9]
   scan_later();                  // era 10
@@ -461,9 +467,10 @@ TYPED_TEST(HpIbr, ReadersNeverSeeFreedNodes) {
     auto h = domain.attach();
     for (std::uint64_t i = 0; i < ops; ++i) {
       auto g = h.begin_op();
+      auto g_slots = g.template slots<1>();
       if (t % 2 == 0) {
-        tnode<R>* x = g.protect(0, link).get();
-        smr::core::chaos_point();
+        tnode<R>* x = g_slots[0].protect(link).get();
+        smr::detail::chaos_point();
         ASSERT_EQ(x->id, 7);
       } else {
         tnode<R>* old = link.exchange(g.template create<tnode<R>>(7), smr::core::mo_acq_rel).get();

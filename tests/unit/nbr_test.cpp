@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "smr/smr.hpp"
+#include "support/broken_reclaimers.hpp"
 #include "support/stress.hpp"
 
 namespace {
@@ -73,11 +74,13 @@ struct parked_reader {
   std::atomic<bool> saw_freed_while_parked{false};
   tnode* result = nullptr;
 
-  void run(smr::nbr& domain, smr::nbr::atomic_ptr<tnode>& root, std::atomic<bool>* watched) {
+  template <class Domain>  // smr::nbr, or the planted variant
+  void run(Domain& domain, smr::nbr::atomic_ptr<tnode>& root, std::atomic<bool>* watched) {
     auto h = domain.attach();
     auto g = h.begin_op();
+    auto g_slots = g.template slots<1>();
     result = g.read_phase([&] {
-      tnode* p = g.protect(0, root).get();
+      tnode* p = g_slots[0].protect(root).get();
       if (runs.fetch_add(1, std::memory_order_relaxed) == 0) {
         parked.store(true, std::memory_order_release);
         while (!release.load(std::memory_order_acquire)) std::this_thread::yield();
@@ -159,7 +162,7 @@ TEST(Nbr, UnacknowledgedRoundFreesNothingAndRetriesLater) {
 // The same scenario with the acknowledgement wait removed (the planted bug): the node is freed
 // while the reader still holds it. This is the failure the handshake exists to prevent.
 TEST(Nbr, PlantedBugWithoutAckWaitFreesUnderAReader) {
-  smr::nbr domain({.bag_threshold = 1, .unsafe_skip_ack_wait = true});
+  smr::test::planted_nbr domain({.bag_threshold = 1});
   std::atomic<bool> a_freed{false};
   tnode* a = make(1, &a_freed);
   tnode* b = make(2);
@@ -202,9 +205,10 @@ TEST_P(NbrWriter, PastReserveIsNotRestartedAndKeepsItsReservation) {
   std::thread writer([&] {
     auto h = domain.attach();
     auto g = h.begin_op();
+    auto g_slots = g.template slots<1>();
     tnode* p = g.read_phase([&] {
       runs.fetch_add(1, std::memory_order_relaxed);
-      tnode* n = g.protect(0, root).get();
+      tnode* n = g_slots[0].protect(root).get();
       g.reserve(n);
       return n;
     });
@@ -253,14 +257,16 @@ TEST(Nbr, ReadPhaseEndsWithoutReserveAndGuardEndClearsReservations) {
     auto h = domain.attach();
     {
       auto g = h.begin_op();
-      const std::uint64_t v = g.read_phase([&] { return g.protect(0, root)->value; });
+      auto g_slots = g.template slots<1>();
+      const std::uint64_t v = g.read_phase([&] { return g_slots[0].protect(root)->value; });
       EXPECT_EQ(v, 1u);
       step1.store(true, std::memory_order_release);
       wait_for(go2);  // still inside the operation, past the read phase
     }
     {
       auto g = h.begin_op();
-      g.read_phase([&] { g.reserve(g.protect(0, root).get()); });
+      auto g_slots = g.template slots<1>();
+      g.read_phase([&] { g.reserve(g_slots[0].protect(root).get()); });
     }  // guard end: reservation cleared, thread stays attached
     step2.store(true, std::memory_order_release);
     wait_for(done);

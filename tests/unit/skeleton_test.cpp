@@ -1,0 +1,458 @@
+// The reclaimer skeleton (core/domain.hpp), for every reclaimer and both free policies:
+//  - the nesting rule: an inner guard joins the outer operation, and its end frees nothing the
+//    outer guard still reads (with a control that shows the same churn frees an unprotected
+//    node, so the test can fail);
+//  - protection slots: owned by objects, released on destruction, exhaustion refused;
+//  - allocation honours the node type: alignas(64) and alignas(256), class operator new,
+//    user deleters;
+//  - misuse detection: double retire, retire of a node create() did not make, a handle used
+//    from another thread, a domain destroyed with live handles, a handle destroyed inside an
+//    operation, slots outliving their operation (checked builds);
+//  - names, concepts and configuration checks.
+// Built twice (tests/CMakeLists.txt): as the other tests, and as skeleton_checked_test with
+// SMR_CHECKED, where the checked-mode checks are compiled in.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+
+#include "smr/smr.hpp"
+#include "support/reclaimers.hpp"
+#include "support/stress.hpp"
+
+namespace {
+
+constexpr std::uint64_t kMagic = 0x5EC0DE5AFEC0FFEEull;
+
+template <class R>
+struct probe : R::node_base {
+  explicit probe(std::atomic<int>* freed) : freed_(freed) {}
+  ~probe() {
+    magic = 0;
+    if (freed_ != nullptr) freed_->fetch_add(1, std::memory_order_relaxed);
+  }
+  std::uint64_t magic = kMagic;
+  std::atomic<int>* freed_;
+};
+
+template <class List>
+struct with_both_free_policies;
+template <class... Rules>
+struct with_both_free_policies<smr::rule_list<Rules...>> {
+  using type = ::testing::Types<smr::basic_domain<Rules>..., smr::basic_domain<Rules, smr::core::amortized_free<>>...>;
+};
+using every_variant = with_both_free_policies<smr::all_rules>::type;
+
+struct variant_name {
+  template <class R>
+  static std::string GetName(int) {
+    return std::string(R::name);
+  }
+};
+
+template <class R>
+class Skeleton : public ::testing::Test {};
+TYPED_TEST_SUITE(Skeleton, every_variant, variant_name);
+
+void wait_until(const std::atomic<int>& step, int value) {
+  while (step.load(std::memory_order_acquire) < value) std::this_thread::yield();
+}
+
+// Operations that retire fresh nodes: enough to drive every reclaimer's eager configuration
+// through many epochs, scans or rounds.
+template <class R>
+void churn(typename R::handle& h, int ops) {
+  for (int i = 0; i < ops; ++i) {
+    auto g = h.begin_op();
+    g.retire(g.template create<probe<R>>(nullptr));
+  }
+}
+
+// The reader protects X in an outer guard (a read phase that reserves it, for NBR), opens and
+// closes an inner guard, and then, while still in the outer guard, lets the writer unlink X and
+// churn; X must still be readable. With `end_outer_first` the reader ends its operation and
+// detaches before the churn (the control): then X must be freed.
+template <class R>
+void nested_guard_scenario(bool end_outer_first) {
+  smr::test::watchdog dog(std::chrono::seconds(120), "nested guard scenario");
+  R domain(R::rule::eager_config());
+  std::atomic<int> freed{0};
+  typename R::template atomic_ptr<probe<R>> link;
+  {
+    auto h = domain.attach();
+    auto g = h.begin_op();
+    link.store(g.template create<probe<R>>(&freed), smr::core::mo_release);
+  }
+  std::atomic<int> step{0};
+  std::thread reader([&] {
+    auto h = domain.attach();
+    {
+      auto g = h.begin_op();
+      auto s = g.slot();
+      probe<R>* x = g.read_phase([&] {
+        probe<R>* p = s.protect(link).get();
+        g.reserve(p);
+        return p;
+      });
+      ASSERT_NE(x, nullptr);
+      {
+        auto inner = h.begin_op();  // joins the outer operation
+        auto inner_slot = inner.slot();
+        (void)inner_slot.protect(link);
+      }
+      if (!end_outer_first) {
+        step.store(1, std::memory_order_release);
+        wait_until(step, 2);
+        EXPECT_EQ(freed.load(), 0) << R::name << ": the inner guard's end let the outer guard's node be freed";
+        EXPECT_EQ(x->magic, kMagic) << R::name << ": the outer guard read a freed node";
+      }
+    }
+    if (end_outer_first) step.store(1, std::memory_order_release);
+  });
+  if (end_outer_first) reader.join();
+  {
+    auto h = domain.attach();
+    wait_until(step, 1);
+    {
+      auto g = h.begin_op();
+      probe<R>* x = link.exchange(nullptr, smr::core::mo_acq_rel).get();
+      g.retire(x);
+    }
+    churn<R>(h, 600);
+    if (end_outer_first && R::traits.frees)
+      EXPECT_EQ(freed.load(), 1) << R::name << ": the control did not free the unprotected node: the churn proves nothing";
+    step.store(2, std::memory_order_release);
+    if (!end_outer_first) reader.join();
+  }
+}
+
+TYPED_TEST(Skeleton, InnerGuardEndFreesNothingTheOuterGuardReads) {
+  nested_guard_scenario<TypeParam>(false);
+}
+
+TYPED_TEST(Skeleton, ControlUnprotectedNodeIsFreedBySameChurn) {
+  nested_guard_scenario<TypeParam>(true);
+}
+
+TYPED_TEST(Skeleton, NestedGuardsShareOneOperation) {
+  using R = TypeParam;
+  R domain(R::rule::eager_config());
+  auto h = domain.attach();
+  EXPECT_FALSE(h.in_operation());
+  {
+    auto outer = h.begin_op();
+    {
+      auto inner = h.begin_op();
+      EXPECT_TRUE(h.in_operation());
+    }
+    EXPECT_TRUE(h.in_operation()) << "the inner guard's end ended the outer operation";
+  }
+  EXPECT_FALSE(h.in_operation());
+}
+
+// ---- protection slots ----
+
+TEST(ProtectionSlots, ExhaustionIsRefusedAndSlotsComeBack) {
+  smr::hp domain({.slots = 2, .scan_threshold = 1});
+  auto h = domain.attach();
+  auto g = h.begin_op();
+  {
+    auto two = g.template slots<2>();
+    EXPECT_THROW((void)g.slot(), smr::slots_exhausted);
+    try {
+      (void)g.slot();
+    } catch (const smr::slots_exhausted& e) {
+      EXPECT_NE(std::string_view(e.what()).find("all 2 protection slots"), std::string_view::npos) << e.what();
+    }
+  }
+  auto again = g.template slots<2>();  // the two came back when their owners died
+  EXPECT_THROW((void)g.template slots<1>(), smr::slots_exhausted);
+}
+
+TEST(ProtectionSlots, GuardedPtrProtectsUntilDestroyed) {
+  std::atomic<int> freed{0};
+  smr::hp domain({.slots = 2, .scan_threshold = 1});
+  smr::hp::atomic_ptr<probe<smr::hp>> link;
+  auto reader = domain.attach();
+  auto writer = domain.attach();
+  {
+    auto g = writer.begin_op();
+    link.store(g.template create<probe<smr::hp>>(&freed), smr::core::mo_release);
+  }
+  {
+    auto g = reader.begin_op();
+    auto p = g.protect(link);
+    ASSERT_TRUE(p);
+    {
+      auto w = writer.begin_op();
+      w.retire(link.exchange(nullptr, smr::core::mo_acq_rel).get());
+    }
+    churn<smr::hp>(writer, 10);  // every retirement scans (R = 1)
+    EXPECT_EQ(freed.load(), 0);
+    EXPECT_EQ(p->magic, kMagic);
+    auto moved = std::move(p);  // moving keeps the slot and the protection
+    churn<smr::hp>(writer, 10);
+    EXPECT_EQ(freed.load(), 0);
+    EXPECT_EQ(moved->magic, kMagic);
+  }
+  churn<smr::hp>(writer, 10);
+  EXPECT_EQ(freed.load(), 1) << "released with the guarded_ptr";
+}
+
+TEST(ProtectionSlots, ResetDropsTheProtection) {
+  std::atomic<int> freed{0};
+  smr::hp domain({.slots = 1, .scan_threshold = 1});
+  smr::hp::atomic_ptr<probe<smr::hp>> link;
+  auto h = domain.attach();
+  auto g = h.begin_op();
+  link.store(g.template create<probe<smr::hp>>(&freed), smr::core::mo_release);
+  auto s = g.slot();
+  ASSERT_NE(s.protect(link).get(), nullptr);
+  g.retire(link.exchange(nullptr, smr::core::mo_acq_rel).get());
+  EXPECT_EQ(freed.load(), 0);
+  s.reset();
+  g.retire(g.template create<probe<smr::hp>>(nullptr));  // scans (R = 1)
+  EXPECT_EQ(freed.load(), 1);
+}
+
+// ---- allocation honours the node type ----
+
+template <class R, std::size_t Align>
+struct alignas(Align) aligned_node : R::node_base {
+  explicit aligned_node(std::atomic<int>* live) : live_(live) { live_->fetch_add(1); }
+  ~aligned_node() { live_->fetch_sub(1); }
+  std::atomic<int>* live_;
+  char payload[Align] = {};
+};
+
+template <class R, std::size_t Align>
+void check_alignment() {
+  std::atomic<int> live{0};
+  {
+    R domain(R::rule::eager_config());
+    auto h = domain.attach();
+    for (int i = 0; i < 200; ++i) {
+      auto g = h.begin_op();
+      auto* n = g.template create<aligned_node<R, Align>>(&live);
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(n) % Align, 0u) << R::name << ": alignas(" << Align << ") misaligned";
+      n->payload[Align - 1] = 1;
+      g.retire(n);
+    }
+  }
+  smr::core::drain_quarantine();
+  EXPECT_EQ(live.load(), 0) << "every node destroyed";
+}
+
+TYPED_TEST(Skeleton, OverAlignedNodes) {
+  check_alignment<TypeParam, 64>();
+  check_alignment<TypeParam, 256>();
+}
+
+inline std::atomic<int> class_news{0}, class_deletes{0};
+
+template <class R>
+struct pooled_node : R::node_base {
+  static void* operator new(std::size_t n) {
+    class_news.fetch_add(1);
+    return ::operator new(n);
+  }
+  static void operator delete(void* p) {
+    class_deletes.fetch_add(1);
+    ::operator delete(p);
+  }
+  int value = 7;
+};
+
+TYPED_TEST(Skeleton, ClassOperatorNewIsUsedForAllocationAndFree) {
+  using R = TypeParam;
+  class_news = 0;
+  class_deletes = 0;
+  {
+    R domain(R::rule::eager_config());
+    auto h = domain.attach();
+    for (int i = 0; i < 100; ++i) {
+      auto g = h.begin_op();
+      auto* n = g.template create<pooled_node<R>>();
+      EXPECT_EQ(n->value, 7);
+      g.retire(n);
+    }
+    auto g = h.begin_op();
+    g.dispose(g.template create<pooled_node<R>>());
+  }
+  smr::core::drain_quarantine();
+  EXPECT_EQ(class_news.load(), 101);
+  EXPECT_EQ(class_deletes.load(), 101) << "freed through the class's operator delete";
+}
+
+template <class R>
+struct user_node : R::node_base {
+  int id = 0;
+};
+inline std::atomic<int> deleted_by_user{0};
+template <class R>
+struct user_deleter {
+  void operator()(user_node<R>* n) const {
+    deleted_by_user.fetch_add(1);
+    delete n;
+  }
+};
+
+TYPED_TEST(Skeleton, UserAllocatedNodesRetireWithTheirDeleter) {
+  using R = TypeParam;
+  deleted_by_user = 0;
+  {
+    R domain(R::rule::eager_config());
+    auto h = domain.attach();
+    for (int i = 0; i < 50; ++i) {
+      auto g = h.begin_op();
+      g.retire(new user_node<R>, user_deleter<R>{});
+    }
+  }
+  EXPECT_EQ(deleted_by_user.load(), 50);
+}
+
+// ---- misuse ----
+
+class Misuse : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+struct plain_node : smr::ebr::node_base {
+  int v = 0;
+};
+
+TEST_F(Misuse, DoubleRetireIsReportedInEveryBuild) {
+  EXPECT_DEATH(
+      {
+        smr::hp domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        auto* n = g.template create<probe<smr::hp>>(nullptr);
+        g.retire(n);
+        g.retire(n);
+      },
+      "smr: misuse: a node was retired twice");
+}
+
+TEST_F(Misuse, RetireOfANodeCreateDidNotMakeIsReported) {
+  EXPECT_DEATH(
+      {
+        smr::ebr domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        g.retire(new plain_node);
+      },
+      "smr: misuse: retire\\(\\) of a node that create\\(\\) did not allocate");
+}
+
+TEST_F(Misuse, DomainDestroyedWithAttachedHandles) {
+  EXPECT_DEATH(
+      {
+        auto* domain = new smr::debra;
+        auto* h = new smr::debra::handle(*domain);
+        (void)h;
+        delete domain;
+      },
+      "smr: misuse: a debra domain was destroyed while 1 thread handle\\(s\\) were still attached");
+}
+
+TEST_F(Misuse, HandleDestroyedInsideAnOperation) {
+  EXPECT_DEATH(
+      {
+        smr::ibr_2ge domain;
+        auto* h = new smr::ibr_2ge::handle(domain);
+        auto* g = new smr::ibr_2ge::guard(*h);
+        (void)g;
+        delete h;
+      },
+      "smr: misuse: a handle was destroyed inside an operation");
+}
+
+// Checked mode: debug builds and SMR_CHECKED, or poison mode switched on at run time.
+TEST_F(Misuse, HandleUsedFromAnotherThreadInCheckedMode) {
+  EXPECT_DEATH(
+      {
+        smr::core::set_poison_on_free(true);
+        smr::qsbr domain;
+        auto h = domain.attach();
+        std::thread([&] { auto g = h.begin_op(); }).join();
+      },
+      "smr: misuse: a handle was used by a thread other than the one that attached it");
+}
+
+TEST_F(Misuse, BeginOpInsideAReadPhaseInCheckedMode) {
+  EXPECT_DEATH(
+      {
+        smr::core::set_poison_on_free(true);
+        smr::nbr domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        g.read_phase([&] { auto inner = h.begin_op(); });
+      },
+      "smr: misuse: begin_op\\(\\) inside a read phase");
+}
+
+TEST_F(Misuse, SlotOutlivingItsOperationInCheckedBuilds) {
+  if constexpr (!smr::detail::checked_build) {
+    GTEST_SKIP() << "compiled in only in checked builds (skeleton_checked_test)";
+  } else {
+    EXPECT_DEATH(
+        {
+          smr::hp domain;
+          auto h = domain.attach();
+          auto* g = new smr::hp::guard(h);
+          auto s = g->slot();
+          delete g;
+        },
+        "smr: misuse: a protection slot or guarded_ptr outlived its operation");
+  }
+}
+
+TEST_F(Misuse, ProtectOutsideAnOperationInCheckedBuilds) {
+  if constexpr (!smr::detail::checked_build) {
+    GTEST_SKIP() << "compiled in only in checked builds (skeleton_checked_test)";
+  } else {
+    EXPECT_DEATH(
+        {
+          smr::ebr domain;
+          smr::ebr::atomic_ptr<plain_node> link;
+          auto h = domain.attach();
+          smr::ebr::protection_slot s(h);
+          (void)s.protect(link);
+        },
+        "smr: misuse: protect\\(\\) outside an operation");
+  }
+}
+
+// ---- names, concepts, configuration ----
+
+static_assert(smr::reclaimer<smr::none> && smr::reclaimer<smr::qsbr> && smr::reclaimer<smr::ebr> &&
+              smr::reclaimer<smr::debra> && smr::reclaimer<smr::hp> && smr::reclaimer<smr::ibr_2ge> &&
+              smr::reclaimer<smr::nbr>);
+static_assert(smr::reclaimer<smr::qsbr_af> && smr::reclaimer<smr::ebr_af> && smr::reclaimer<smr::debra_af> &&
+              smr::reclaimer<smr::hp_af> && smr::reclaimer<smr::ibr_2ge_af> && smr::reclaimer<smr::nbr_af>);
+static_assert(!smr::reclaimer<int> && !smr::reclaimer<std::atomic<int>>);
+static_assert(smr::qsbr_af::name == "qsbr_af" && smr::ebr_af::name == "ebr_af" && smr::debra_af::name == "debra_af" &&
+              smr::hp_af::name == "hp_af" && smr::ibr_2ge_af::name == "ibr_2ge_af" && smr::nbr_af::name == "nbr_af");
+static_assert(smr::debra::name == "debra" && smr::debra_af::base_name == "debra");
+
+TEST(Configuration, InvalidValuesAreRefusedWithTheReason) {
+  EXPECT_THROW(smr::hp({.slots = 0}), std::invalid_argument);
+  EXPECT_THROW(smr::ebr({.advance_every = 0}), std::invalid_argument);
+  EXPECT_THROW(smr::qsbr({.quiescent_every = 0}), std::invalid_argument);
+  EXPECT_THROW(smr::debra({.check_every = 0}), std::invalid_argument);
+  EXPECT_THROW(smr::ibr_2ge({.epoch_frequency = 0}), std::invalid_argument);
+  EXPECT_THROW(smr::nbr({.bag_threshold = 0}), std::invalid_argument);
+  try {
+    smr::hp bad({.slots = 0});
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "hp: slots must be at least 1");
+  }
+}
+
+}  // namespace
