@@ -123,8 +123,9 @@ void nested_guard_scenario(bool end_outer_first) {
       g.retire(x);
     }
     churn<R>(h, 600);
-    if (end_outer_first && R::traits.frees)
+    if (end_outer_first && R::traits.frees) {
       EXPECT_EQ(freed.load(), 1) << R::name << ": the control did not free the unprotected node: the churn proves nothing";
+    }
     step.store(2, std::memory_order_release);
     if (!end_outer_first) reader.join();
   }
