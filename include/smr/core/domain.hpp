@@ -46,6 +46,8 @@
 #include "smr/detail/require_cpp20.hpp"
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -92,6 +94,18 @@ struct joined_name {
   static constexpr std::string_view value{storage.data(), size};
 };
 
+// What a protection_slot keeps to reach its slot: the rule's (public) `protection` type for
+// slot-based schemes, nothing otherwise.
+struct no_protection {};
+template <bool SlotBased, class State>
+struct protection_of {
+  using type = no_protection;
+};
+template <class State>
+struct protection_of<true, State> {
+  using type = typename State::protection;
+};
+
 }  // namespace detail
 
 // What most rules share, to inherit from: plain nodes, marked links, no domain-wide state.
@@ -126,7 +140,14 @@ class basic_domain : public Rule::template domain_state<detail::domain_core<Rule
 
   // Throws std::invalid_argument for a configuration the rule cannot run with.
   explicit basic_domain(config cfg = {}, core::timeline* timeline = nullptr)
-      : state(validated(cfg), timeline) {}
+      : state(validated(cfg), timeline) {
+    if (protect_slots() > max_slots)
+      throw std::invalid_argument(std::string(Rule::name) + ": at most " + std::to_string(max_slots) +
+                                  " protection slots per thread");
+  }
+
+  // Protection slots one thread may hold at once, at most (a bit each in the handle).
+  static constexpr unsigned max_slots = 64;
 
   class handle;
   class guard;
@@ -179,8 +200,7 @@ class basic_domain<Rule, FreePolicy>::handle
   explicit handle(basic_domain& d) : state(d) {
     if constexpr (slot_based) {
       const unsigned n = d.protect_slots();
-      free_slots_.reserve(n);
-      for (unsigned i = n; i-- > 0;) free_slots_.push_back(i);  // slot 0 is handed out first
+      free_slots_ = n == max_slots ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
     }
   }
   ~handle() {
@@ -198,6 +218,10 @@ class basic_domain<Rule, FreePolicy>::handle
  private:
   friend class guard;
   friend class protection_slot;
+
+  // What a protection_slot keeps to reach its slot quickly: the rule's handle on it (HP: the
+  // hazard's address), or nothing for schemes without per-pointer protection.
+  using protection_type = typename detail::protection_of<slot_based, state>::type;
 
   void enter_op() {
     if (detail::checks_on()) check_use();
@@ -227,20 +251,19 @@ class basic_domain<Rule, FreePolicy>::handle
 
   unsigned live_slots() const {
     if constexpr (slot_based) {
-      return this->domain().protect_slots() - static_cast<unsigned>(free_slots_.size());
+      return this->domain().protect_slots() - static_cast<unsigned>(std::popcount(free_slots_));
     } else {
       return counted_slots_;
     }
   }
 
+  // A free slot's index (lowest first); the throw stays out of line so this inlines.
   unsigned take_slot() {
     if constexpr (slot_based) {
-      if (free_slots_.empty())
-        throw slots_exhausted(std::string(name) + ": all " + std::to_string(this->domain().protect_slots()) +
-                              " protection slots of this thread are in use; give the domain more "
-                              "(config .slots) or release a slot first");
-      const unsigned i = free_slots_.back();
-      free_slots_.pop_back();
+      if (free_slots_ == 0) [[unlikely]]
+        no_free_slot();
+      const unsigned i = static_cast<unsigned>(std::countr_zero(free_slots_));
+      free_slots_ &= free_slots_ - 1;
       return i;
     } else {
       if constexpr (detail::checked_build) ++counted_slots_;
@@ -248,38 +271,56 @@ class basic_domain<Rule, FreePolicy>::handle
     }
   }
 
-  void give_slot(unsigned i) {
+  [[noreturn, gnu::noinline, gnu::cold]] void no_free_slot() const {
+    throw slots_exhausted(std::string(name) + ": all " + std::to_string(this->domain().protect_slots()) +
+                          " protection slots of this thread are in use; give the domain more "
+                          "(config .slots) or release a slot first");
+  }
+
+  protection_type protection_at(unsigned i) {
     if constexpr (slot_based) {
-      free_slots_.push_back(i);
+      return state::protection_at(i);
     } else {
       (void)i;
+      return {};
+    }
+  }
+
+  // The slot protects nothing any more and goes back to the free list.
+  void give_slot(unsigned i, protection_type p) {
+    if constexpr (slot_based) {
+      state::clear(p);
+      free_slots_ |= std::uint64_t{1} << i;
+    } else {
+      (void)i;
+      (void)p;
       if constexpr (detail::checked_build) --counted_slots_;
     }
   }
 
   template <class T>
-  core::marked_ptr<T> protect_link(unsigned slot, const atomic_ptr<T>& link) {
+  core::marked_ptr<T> protect_link(protection_type p, const atomic_ptr<T>& link) {
     if constexpr (detail::checked_build) {
       if (this->depth_ == 0) detail::misuse("protect() outside an operation");
     }
     if constexpr (slot_based) {
-      return state::protect(state::protection_at(slot), link);
+      return state::protect(p, link);
     } else if constexpr (requires { this->state::protect(link); }) {
-      (void)slot;
+      (void)p;
       return state::protect(link);
     } else {
-      (void)slot;
+      (void)p;
       // acquire: pairs with the release store or CAS that published the node.
       return link.load(core::mo_acquire);
     }
   }
 
-  void hold_node(unsigned slot, const core::retired_node* n) {
-    if constexpr (slot_based) state::hold(state::protection_at(slot), n);
+  void hold_node(protection_type p, const core::retired_node* n) {
+    if constexpr (slot_based) state::hold(p, n);
   }
 
-  void clear_slot(unsigned slot) {
-    if constexpr (slot_based) state::clear(state::protection_at(slot));
+  void clear_slot(protection_type p) {
+    if constexpr (slot_based) state::clear(p);
   }
 
   // ---- the rest of the guard's vocabulary ----
@@ -309,8 +350,8 @@ class basic_domain<Rule, FreePolicy>::handle
     state::retire(n);
   }
 
-  std::vector<unsigned> free_slots_;  // slot-based: indices not held by a protection_slot
-  unsigned counted_slots_ = 0;        // others, checked builds: protection_slots alive
+  std::uint64_t free_slots_ = 0;  // slot-based: bit i set while slot i is free
+  unsigned counted_slots_ = 0;    // others, checked builds: protection_slots alive
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -404,14 +445,18 @@ class basic_domain<Rule, FreePolicy>::guard {
 // schemes without per-pointer protection (epochs, IBR intervals, NBR) it costs nothing.
 template <class Rule, class FreePolicy>
 class basic_domain<Rule, FreePolicy>::protection_slot {
+  using protection = typename handle::protection_type;
+
  public:
-  explicit protection_slot(handle& h) : h_(&h), index_(h.take_slot()) {}
-  protection_slot(protection_slot&& o) noexcept : h_(std::exchange(o.h_, nullptr)), index_(o.index_) {}
+  explicit protection_slot(handle& h) : h_(&h), index_(h.take_slot()), p_(h.protection_at(index_)) {}
+  protection_slot(protection_slot&& o) noexcept
+      : h_(std::exchange(o.h_, nullptr)), index_(o.index_), p_(o.p_) {}
   protection_slot& operator=(protection_slot&& o) noexcept {
     if (this != &o) {
       release();
       h_ = std::exchange(o.h_, nullptr);
       index_ = o.index_;
+      p_ = o.p_;
     }
     return *this;
   }
@@ -422,34 +467,35 @@ class basic_domain<Rule, FreePolicy>::protection_slot {
   // visible, mark bit included.
   template <class T>
   core::marked_ptr<T> protect(const atomic_ptr<T>& link) {
-    return h_->protect_link(index_, link);
+    return h_->protect_link(p_, link);
   }
 
   // Protects `n`, which the caller already protects through another slot of this thread (or
   // which no other thread has seen yet): no validation.
   template <class T>
   void hold(T* n) {
-    h_->hold_node(index_, static_cast<const core::retired_node*>(n));
+    h_->hold_node(p_, static_cast<const core::retired_node*>(n));
   }
 
   // Protects nothing any more (the slot stays owned).
-  void reset() { h_->clear_slot(index_); }
+  void reset() { h_->clear_slot(p_); }
 
   friend void swap(protection_slot& a, protection_slot& b) noexcept {
     std::swap(a.h_, b.h_);
     std::swap(a.index_, b.index_);
+    std::swap(a.p_, b.p_);
   }
 
  private:
   void release() {
     if (h_ == nullptr) return;
-    h_->clear_slot(index_);
-    h_->give_slot(index_);
+    h_->give_slot(index_, p_);
     h_ = nullptr;
   }
 
   handle* h_;
   unsigned index_;
+  [[no_unique_address]] protection p_;
 };
 
 // ---------------------------------------------------------------------------------------------

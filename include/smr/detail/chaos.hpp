@@ -11,7 +11,6 @@
 #endif
 
 namespace smr::detail {
-using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
 
 
 #if defined(SMR_CHAOS)

@@ -106,9 +106,10 @@ struct hp_rule : rule_defaults {
 
   template <class Base>
   class thread_state : public Base {
-   protected:
-    using protection = hazard*;
+   public:
+    using protection = hazard*;  // what a protection slot keeps: its hazard's address
 
+   protected:
     explicit thread_state(typename Base::domain_type& d) : Base(d) {
       auto& s = this->slot();
       // relaxed: only owners write `lines`, and our acquire claim of the slot follows the
