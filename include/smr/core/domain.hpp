@@ -9,7 +9,7 @@
 //   {
 //     auto g = h.begin_op();                  // an operation (RAII guard)
 //     auto p = g.protect(head);               // guarded_ptr: owns its protection slot
-//     auto [a, b] = g.template slots<2>();    // or explicit slots, for pointers that move
+//     auto [a, b] = g.template slots<2>();    // or a group of slots, for pointers that move
 //     ... g.retire(unlinked);  g.template create<Node>(args...); ...
 //   }
 //
@@ -36,9 +36,11 @@
 // The nesting rule (every reclaimer, every build): a begin_op() on a handle that already holds
 // a guard joins the outer operation, like nested RCU read-side sections. Only the outermost
 // guard's construction and destruction reach the rule; an inner guard's end releases nothing
-// the outer guard still uses. Protection slots are owned by protection_slot / guarded_ptr
-// objects, never by an index in the user's hands: each releases its slot when destroyed, and
-// asking for more slots than the domain gives a thread throws smr::slots_exhausted.
+// the outer guard still uses. Protection slots are owned by protection_slot, slot_group and
+// guarded_ptr objects, never by an index in the user's hands: each releases its slots when
+// destroyed, and asking for more slots than the domain gives a thread throws
+// smr::slots_exhausted. A slot_ref is a copyable view of a slot owned elsewhere (a group's
+// element), valid while its owner lives.
 //
 // Misuse the skeleton refuses is listed in detail/checks.hpp and docs/guide.md.
 #pragma once
@@ -75,6 +77,9 @@ class slots_exhausted : public std::length_error {
   using std::length_error::length_error;
 };
 
+template <class Domain, std::size_t N>
+class slot_group;
+
 namespace detail {
 
 // "ebr" + "_af" at compile time, so every variant has its name without writing it.
@@ -97,6 +102,21 @@ struct joined_name {
 // What a protection_slot keeps to reach its slot: the rule's (public) `protection` type for
 // slot-based schemes, nothing otherwise.
 struct no_protection {};
+// A node type to ask a rule's hooks questions with.
+template <class NodeBase>
+struct probe_node : NodeBase {};
+
+// Whether a rule's thread state has a protect(link) hook. The hooks are protected, so the
+// question is asked from a class derived from the state.
+template <class State, class Link>
+struct protect_hook_probe : State {
+  static constexpr bool present() {
+    return requires(protect_hook_probe& p, const Link& link) { p.protect(link); };
+  }
+};
+
+// What a slot_ref keeps instead of the handle's address when protecting needs no thread state.
+struct no_handle {};
 template <bool SlotBased, class State>
 struct protection_of {
   using type = no_protection;
@@ -151,7 +171,10 @@ class basic_domain : public Rule::template domain_state<detail::domain_core<Rule
 
   class handle;
   class guard;
+  class slot_ref;
   class protection_slot;
+  template <std::size_t N>
+  using slot_group = smr::slot_group<basic_domain, N>;
   template <class T>
   class guarded_ptr;
 
@@ -215,13 +238,25 @@ class basic_domain<Rule, FreePolicy>::handle
   // Retired nodes this thread has not freed yet (limbo plus the free policy's backlog).
   std::size_t unreclaimed() const { return state::unreclaimed() + this->pending_frees(); }
 
+  // Whether protecting reads thread state: slot-based rules, rules with a protect(link) hook
+  // (IBR's reservation), and checked builds (protect() outside an operation). Otherwise a
+  // slot_ref is empty and protecting is one acquire load: epochs and NBR pay nothing for slots.
+  static constexpr bool has_protect_hook =
+      detail::protect_hook_probe<state, atomic_ptr<detail::probe_node<node_base>>>::present();
+  static constexpr bool protect_needs_handle = slot_based || detail::checked_build || has_protect_hook;
+
  private:
   friend class guard;
+  friend class slot_ref;
   friend class protection_slot;
+  template <class, std::size_t>
+  friend class smr::slot_group;
 
-  // What a protection_slot keeps to reach its slot quickly: the rule's handle on it (HP: the
-  // hazard's address), or nothing for schemes without per-pointer protection.
+  // What a slot_ref keeps to reach its slot quickly: the rule's handle on it (HP: the hazard's
+  // address), or nothing for schemes without per-pointer protection.
   using protection_type = typename detail::protection_of<slot_based, state>::type;
+
+  using handle_ref = std::conditional_t<protect_needs_handle, handle*, detail::no_handle>;
 
   void enter_op() {
     if (detail::checks_on()) check_use();
@@ -257,17 +292,64 @@ class basic_domain<Rule, FreePolicy>::handle
     }
   }
 
-  // A free slot's index (lowest first); the throw stays out of line so this inlines.
-  unsigned take_slot() {
+  // Takes N free slots (lowest first) in one step: their views, and their bits in `taken`.
+  // Nothing is taken if fewer than N are free; the throw stays out of line so this inlines.
+  template <std::size_t N>
+  std::array<slot_ref, N> take_slots(std::uint64_t& taken) {
     if constexpr (slot_based) {
-      if (free_slots_ == 0) [[unlikely]]
-        no_free_slot();
-      const unsigned i = static_cast<unsigned>(std::countr_zero(free_slots_));
-      free_slots_ &= free_slots_ - 1;
-      return i;
+      static_assert(N <= max_slots);
+      // Fast path: the N lowest slots are free (no other slot is held), so the indices are
+      // constants and the rule's protection_at folds.
+      constexpr std::uint64_t lowest = N == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << N) - 1;
+      if ((free_slots_ & lowest) == lowest) [[likely]] {
+        free_slots_ &= ~lowest;
+        taken = lowest;
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+          return std::array<slot_ref, N>{slot_ref(self_ref(), state::protection_at(I))...};
+        }(std::make_index_sequence<N>{});
+      }
+      std::uint64_t free = free_slots_;
+      auto next = [&] {
+        if (free == 0) [[unlikely]]
+          no_free_slot();
+        const unsigned i = static_cast<unsigned>(std::countr_zero(free));
+        free &= free - 1;
+        return slot_ref(self_ref(), state::protection_at(i));
+      };
+      // Braced initialisers run left to right: slot i gets the i-th lowest free bit.
+      std::array<slot_ref, N> refs = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<slot_ref, N>{((void)I, next())...};
+      }(std::make_index_sequence<N>{});
+      taken = free_slots_ & ~free;
+      free_slots_ = free;
+      return refs;
     } else {
-      if constexpr (detail::checked_build) ++counted_slots_;
-      return 0;
+      if constexpr (detail::checked_build) counted_slots_ += N;
+      taken = 0;
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<slot_ref, N>{((void)I, slot_ref(self_ref(), {}))...};
+      }(std::make_index_sequence<N>{});
+    }
+  }
+
+  // The slots protect nothing any more and go back to the free list.
+  template <std::size_t N>
+  void give_slots(std::uint64_t taken, const slot_ref* refs) {
+    if constexpr (slot_based) {
+      for (std::size_t i = 0; i < N; ++i) state::clear(refs[i].p_);
+      free_slots_ |= taken;
+    } else {
+      (void)taken;
+      (void)refs;
+      if constexpr (detail::checked_build) counted_slots_ -= N;
+    }
+  }
+
+  handle_ref self_ref() {
+    if constexpr (protect_needs_handle) {
+      return this;
+    } else {
+      return {};
     }
   }
 
@@ -277,25 +359,11 @@ class basic_domain<Rule, FreePolicy>::handle
                           "(config .slots) or release a slot first");
   }
 
-  protection_type protection_at(unsigned i) {
-    if constexpr (slot_based) {
-      return state::protection_at(i);
-    } else {
-      (void)i;
-      return {};
-    }
-  }
-
-  // The slot protects nothing any more and goes back to the free list.
-  void give_slot(unsigned i, protection_type p) {
-    if constexpr (slot_based) {
-      state::clear(p);
-      free_slots_ |= std::uint64_t{1} << i;
-    } else {
-      (void)i;
-      (void)p;
-      if constexpr (detail::checked_build) --counted_slots_;
-    }
+  // Protecting without thread state (protect_needs_handle is false).
+  template <class T>
+  static core::marked_ptr<T> load_link(const atomic_ptr<T>& link) {
+    // acquire: pairs with the release store or CAS that published the node.
+    return link.load(core::mo_acquire);
   }
 
   template <class T>
@@ -305,13 +373,12 @@ class basic_domain<Rule, FreePolicy>::handle
     }
     if constexpr (slot_based) {
       return state::protect(p, link);
-    } else if constexpr (requires { this->state::protect(link); }) {
+    } else if constexpr (has_protect_hook) {
       (void)p;
       return state::protect(link);
     } else {
       (void)p;
-      // acquire: pairs with the release store or CAS that published the node.
-      return link.load(core::mo_acquire);
+      return load_link(link);
     }
   }
 
@@ -367,10 +434,11 @@ class basic_domain<Rule, FreePolicy>::guard {
   // One protection slot, released when the returned object is destroyed.
   protection_slot slot() { return protection_slot(*h_); }
 
-  // N slots at once, e.g. `auto [pred, cur] = g.template slots<2>();`.
+  // N slots at once, released together with the group: `auto [pred, cur] =
+  // g.template slots<2>();` names its elements (slot_ref views), `slots[i]` indexes them.
   template <std::size_t N>
-  std::array<protection_slot, N> slots() {
-    return make_slots(std::make_index_sequence<N>{});
+  slot_group<N> slots() {
+    return slot_group<N>(*h_);
   }
 
   // Reads `link` and keeps its target protected for as long as the result lives.
@@ -432,70 +500,94 @@ class basic_domain<Rule, FreePolicy>::guard {
   }
 
  private:
-  template <std::size_t... I>
-  std::array<protection_slot, sizeof...(I)> make_slots(std::index_sequence<I...>) {
-    return {((void)I, protection_slot(*h_))...};
-  }
-
   handle* h_;
 };
 
 // ---------------------------------------------------------------------------------------------
-// One protection slot of the thread, owned by this object (RAII, movable, swappable). For
-// schemes without per-pointer protection (epochs, IBR intervals, NBR) it costs nothing.
+// A view of one protection slot of the thread: what protects. Copyable; valid while the
+// protection_slot or slot_group that owns the slot lives. For schemes without per-pointer
+// protection (epochs, IBR intervals, NBR) it is the handle's address and nothing else.
 template <class Rule, class FreePolicy>
-class basic_domain<Rule, FreePolicy>::protection_slot {
+class basic_domain<Rule, FreePolicy>::slot_ref {
   using protection = typename handle::protection_type;
 
  public:
-  explicit protection_slot(handle& h) : h_(&h), index_(h.take_slot()), p_(h.protection_at(index_)) {}
-  protection_slot(protection_slot&& o) noexcept
-      : h_(std::exchange(o.h_, nullptr)), index_(o.index_), p_(o.p_) {}
-  protection_slot& operator=(protection_slot&& o) noexcept {
-    if (this != &o) {
-      release();
-      h_ = std::exchange(o.h_, nullptr);
-      index_ = o.index_;
-      p_ = o.p_;
-    }
-    return *this;
-  }
-  ~protection_slot() { release(); }
-
-  // Reads `link` and protects its target until the slot protects something else or dies.
-  // Slot-based schemes validate: the result was still in `link` after the protection was
-  // visible, mark bit included.
+  // Reads `link` and protects its target until the slot protects something else or is
+  // released. Slot-based schemes validate: the result was still in `link` after the
+  // protection was visible, mark bit included.
   template <class T>
   core::marked_ptr<T> protect(const atomic_ptr<T>& link) {
-    return h_->protect_link(p_, link);
+    if constexpr (handle::protect_needs_handle) {
+      return h_->protect_link(p_, link);
+    } else {
+      return handle::load_link(link);
+    }
   }
 
   // Protects `n`, which the caller already protects through another slot of this thread (or
   // which no other thread has seen yet): no validation.
   template <class T>
   void hold(T* n) {
-    h_->hold_node(p_, static_cast<const core::retired_node*>(n));
+    if constexpr (traits.slot_based_protection) h_->hold_node(p_, static_cast<const core::retired_node*>(n));
   }
 
   // Protects nothing any more (the slot stays owned).
-  void reset() { h_->clear_slot(p_); }
-
-  friend void swap(protection_slot& a, protection_slot& b) noexcept {
-    std::swap(a.h_, b.h_);
-    std::swap(a.index_, b.index_);
-    std::swap(a.p_, b.p_);
+  void reset() {
+    if constexpr (traits.slot_based_protection) h_->clear_slot(p_);
   }
 
  private:
-  void release() {
-    if (h_ == nullptr) return;
-    h_->give_slot(index_, p_);
-    h_ = nullptr;
+  friend class handle;
+  friend class protection_slot;
+  template <class, std::size_t>
+  friend class smr::slot_group;
+  slot_ref(typename handle::handle_ref h, protection p) : h_(h), p_(p) {}
+
+  [[no_unique_address]] typename handle::handle_ref h_;
+  [[no_unique_address]] protection p_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// One protection slot of the thread, owned by this object (RAII, movable, swappable).
+template <class Rule, class FreePolicy>
+class basic_domain<Rule, FreePolicy>::protection_slot : public slot_ref {
+ public:
+  explicit protection_slot(handle& h) : protection_slot(h, std::uint64_t{0}) {}
+  protection_slot(protection_slot&& o) noexcept : slot_ref(o), taken_(o.taken_) { o.disown(); }
+  protection_slot& operator=(protection_slot&& o) noexcept {
+    if (this != &o) {
+      release();
+      static_cast<slot_ref&>(*this) = o;
+      taken_ = o.taken_;
+      o.disown();
+    }
+    return *this;
+  }
+  ~protection_slot() { release(); }
+
+  friend void swap(protection_slot& a, protection_slot& b) noexcept {
+    std::swap(static_cast<slot_ref&>(a), static_cast<slot_ref&>(b));
+    std::swap(a.taken_, b.taken_);
   }
 
-  handle* h_;
-  unsigned index_;
-  [[no_unique_address]] protection p_;
+ private:
+  // `taken` is filled by take_slots before the member is initialised from it.
+  protection_slot(handle& h, std::uint64_t taken)
+      : slot_ref(h.template take_slots<1>(taken)[0]), taken_(taken) {}
+
+  // Without a handle there is nothing to give back (give_slots would do nothing).
+  void release() {
+    if constexpr (handle::protect_needs_handle) {
+      if (this->h_ == nullptr) return;
+      this->h_->template give_slots<1>(taken_, this);
+      this->h_ = nullptr;
+    }
+  }
+  void disown() {
+    if constexpr (handle::protect_needs_handle) this->h_ = nullptr;
+  }
+
+  std::uint64_t taken_;  // this slot's bit in the handle's free list (slot-based schemes)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -532,4 +624,55 @@ class basic_domain<Rule, FreePolicy>::guarded_ptr {
   core::marked_ptr<T> ptr_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// N protection slots taken and released together (RAII, neither copied nor moved): what
+// g.template slots<N>() returns. Its elements are slot_ref views, by index or by name:
+//   auto [pred, cur] = g.template slots<2>();     auto s = g.template slots<3>(); s[i] ...
+template <class Domain, std::size_t N>
+class slot_group {
+  using handle = typename Domain::handle;
+  using slot_ref = typename Domain::slot_ref;
+
+ public:
+  explicit slot_group(handle& h) : h_(&h), refs_(h.template take_slots<N>(taken_)) {}
+  ~slot_group() { h_->template give_slots<N>(taken_, refs_.data()); }
+  slot_group(const slot_group&) = delete;
+  slot_group& operator=(const slot_group&) = delete;
+
+  static constexpr std::size_t size() { return N; }
+
+  // Without per-pointer protection every view is the same (the handle, or nothing), so it is
+  // made from the group's handle and no element is read: a lookup by a position that changes
+  // at run time (hm_list's rotating window) then costs no load.
+  slot_ref operator[](std::size_t i) const {
+    if constexpr (detail::checked_build) {
+      if (i >= N) detail::misuse("slot_group index out of range");
+    }
+    if constexpr (Domain::traits.slot_based_protection) {
+      return refs_[i];
+    } else {
+      return slot_ref(h_->self_ref(), {});
+    }
+  }
+
+  // The tuple protocol, for structured bindings.
+  template <std::size_t I>
+  slot_ref get() const {
+    static_assert(I < N, "slot_group index out of range");
+    return refs_[I];
+  }
+
+ private:
+  handle* h_;
+  std::uint64_t taken_ = 0;
+  std::array<slot_ref, N> refs_;
+};
+
 }  // namespace smr
+
+template <class Domain, std::size_t N>
+struct std::tuple_size<smr::slot_group<Domain, N>> : std::integral_constant<std::size_t, N> {};
+template <std::size_t I, class Domain, std::size_t N>
+struct std::tuple_element<I, smr::slot_group<Domain, N>> {
+  using type = typename Domain::slot_ref;
+};

@@ -11,8 +11,11 @@
 // Meeting the reclaimer: every traversal is one read phase that ends in reserve(pred, cur,
 // next); the CASes (insert, mark, unlink) form the write phase that follows it, and after an
 // auxiliary unlink a new read phase starts (from pred, or from the head for _rr). An operation
-// owns three protection slots (made before any read phase, so a restart skips no destructor)
-// that rotate as the window moves, by pointer, with no copies: protect() of a
+// owns a group of three protection slots (made before any read phase, so a restart skips no
+// destructor); the window names them by their position in the group (0-2), and the positions
+// rotate as the window moves, with no copies of nodes. (Positions, not slot views, because a
+// window of three 16-byte HP views costs hash_map about 40% in store-forwarding stalls when
+// search() returns it; measured in the note of issue 9.) protect() of a
 // link validates that the link still holds the value read, mark included, so a successor read
 // unmarked from a protected node was reachable at that moment (a node is always marked before
 // it is unlinked). A marked successor is only used as a CAS operand, never dereferenced, and a
@@ -156,8 +159,8 @@ class hm_chain {
   };
   using link = typename R::template atomic_ptr<node>;
   using mptr = core::marked_ptr<node>;
-  using slot = typename R::protection_slot;
-  using slot_trio = std::array<slot, 3>;
+  using slot_trio = typename R::template slot_group<3>;
+  using slot_pos = unsigned char;  // a slot's position in the operation's slot_trio
 
   // pred -> cur -> next, with the slots protecting each. pred is null when prev is head_.
   struct window {
@@ -165,67 +168,66 @@ class hm_chain {
     node* pred;
     node* cur;
     node* next;
-    slot *sp, *sc, *sn;
+    slot_pos sp, sc, sn;  // which of the operation's three slots protects pred, cur, next
   };
   enum class outcome { found, unlink };
-  struct scan {
-    window w;
-    outcome what;
-  };
 
-  window from_head(slot_trio& s) { return window{&head_, nullptr, nullptr, nullptr, &s[0], &s[1], &s[2]}; }
+  window from_head() { return window{&head_, nullptr, nullptr, nullptr, 0, 1, 2}; }
 
   // Returns pred, cur with pred->key < key <= cur->key (cur null at the end), both unmarked
-  // when read, unlinking marked nodes on the way.
+  // when read, unlinking marked nodes on the way. `w` is the returned object itself (NRVO) and
+  // is written whole at the end of each read phase, so the caller's window is built in place.
   template <class G>
   window search(G& g, slot_trio& slots, const K& key) {
-    window start = from_head(slots);
+    window w = from_head();
     bool at_head = true;
     for (;;) {
-      // The read phase only reads `start`/`at_head`, so NBR may restart it at will.
-      const scan r = g.read_phase([&] {
-        const scan s = traverse(g, key, start, at_head);
-        g.reserve(s.w.pred, s.w.cur, s.w.next);
-        return s;
+      const window start = w;
+      // The read phase only reads `start`/`at_head` and writes `w` last, so NBR may restart
+      // it at will.
+      const outcome what = g.read_phase([&] {
+        window t = start;
+        const outcome o = traverse(slots, key, t, at_head);
+        g.reserve(t.pred, t.cur, t.next);
+        w = t;
+        return o;
       });
-      if (r.what == outcome::found) return r.w;
+      if (what == outcome::found) return w;
       // Write phase: help unlink the marked cur (its next is frozen by the mark).
       detail::chaos_point();
-      mptr expected(r.w.cur);
+      mptr expected(w.cur);
       // release: readers that reach `next` through pred must see it built (we acquired it).
-      if (r.w.prev->compare_exchange_strong(expected, mptr(r.w.next), core::mo_release)) {
-        g.retire(r.w.cur);
+      if (w.prev->compare_exchange_strong(expected, mptr(w.next), core::mo_release)) {
+        g.retire(w.cur);
         if constexpr (!RestartFromRoot) {
           // Michael: go on from pred with cur = next. next was reachable at our CAS, after its
           // protection was published, so it is still protected; cur's slot becomes free.
-          start = window{r.w.prev, r.w.pred, r.w.next, nullptr, r.w.sp, r.w.sn, r.w.sc};
+          w = window{w.prev, w.pred, w.next, nullptr, w.sp, w.sn, w.sc};
           at_head = false;
           continue;
         }
       }
-      start = from_head(slots);  // failed CAS (pred changed or got marked), or the _rr variant
+      w = from_head();  // failed CAS (pred changed or got marked), or the _rr variant
       at_head = true;
     }
   }
 
-  // One read phase: walks from `start` until the target window or a marked node.
-  template <class G>
-  scan traverse(G&, const K& key, const window& start, bool at_head) {
-    window w = start;
+  // One read phase: walks `w` from where it stands until the target window or a marked node.
+  outcome traverse(slot_trio& slots, const K& key, window& w, bool at_head) {
     // head_ is never marked; a start inside the list already holds a protected cur.
-    if (at_head) w.cur = w.sc->protect(head_).get();
+    if (at_head) w.cur = slots[w.sc].protect(head_).get();
     for (;;) {
-      if (w.cur == nullptr) return {w, outcome::found};
+      if (w.cur == nullptr) return outcome::found;
       // cur is protected and was reachable when read unmarked from pred: deref is safe.
-      const mptr next = w.sn->protect(w.cur->next);
+      const mptr next = slots[w.sn].protect(w.cur->next);
       w.next = next.get();
-      if (next.marked()) return {w, outcome::unlink};
-      if (!(w.cur->key < key)) return {w, outcome::found};
+      if (next.marked()) return outcome::unlink;
+      if (!(w.cur->key < key)) return outcome::found;
       // Advance: next was read unmarked from cur, so it was reachable when protected.
       w.prev = &w.cur->next;
       w.pred = w.cur;
       w.cur = w.next;
-      slot* const freed = w.sp;
+      const slot_pos freed = w.sp;
       w.sp = w.sc;
       w.sc = w.sn;
       w.sn = freed;

@@ -208,7 +208,7 @@ class lazy_list {
 
   // Read phase: the first node with key >= key (or the end) and its predecessor.
   template <class G>
-  window search(G& g, std::array<typename R::protection_slot, 2>& slots, const K& key) {
+  window search(G& g, typename R::template slot_group<2>& slots, const K& key) {
     return g.read_phase([&] {
       link_node* pred = &head_;
       node* cur = slots[0].protect(head_.next).get();

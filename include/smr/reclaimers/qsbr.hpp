@@ -51,25 +51,31 @@ struct qsbr_rule : detail::epoch_rule_base {
 
    protected:
     // Online from here: the first period starts before the handle can be used.
-    explicit thread_state(typename Base::domain_type& d) : detail::epoch_thread<Base>(d) { this->start_period(); }
+    explicit thread_state(typename Base::domain_type& d)
+        : detail::epoch_thread<Base>(d), quiescent_every_(d.configuration().quiescent_every) {
+      this->start_period();
+    }
     // Offline for good; the base then frees what is safe and donates the rest.
     ~thread_state() { detail::epoch_clock::quiesce(this->slot().announce); }
 
     void enter() {}
     // End of an outermost operation: every k-th one is a quiescent state (Listing 4).
     void leave() {
-      if (++ops_ >= this->domain().configuration().quiescent_every) declare_quiescent_state();
+      if (++ops_ >= quiescent_every_) [[unlikely]]
+        declare_quiescent_state();
     }
 
    private:
     // Hart's fuzzy barrier: enter it (announce the epoch), run the protected code (free what
-    // the new epoch made safe), and advance the epoch if every online thread is in it.
-    void declare_quiescent_state() {
+    // the new epoch made safe), and advance the epoch if every online thread is in it. Out of
+    // line: one operation in k gets here.
+    [[gnu::noinline]] void declare_quiescent_state() {
       ops_ = 0;
       this->try_advance(this->start_period());
     }
 
-    unsigned ops_ = 0;  // operations since the last quiescent state
+    const unsigned quiescent_every_;  // k, copied from the configuration
+    unsigned ops_ = 0;                // operations since the last quiescent state
   };
 };
 
