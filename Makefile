@@ -4,7 +4,7 @@ JOBS ?= 2
 CTEST_JOBS ?= 2
 PYTHON := .venv/bin/python
 
-.PHONY: setup build build-bench test test-asan test-tsan test-release test-python bench clean
+.PHONY: setup build build-bench test test-asan test-tsan test-release test-python test-consumer bench clean
 
 setup:
 	@scripts/setup.sh
@@ -35,9 +35,15 @@ test-release: build
 test-python: setup
 	$(PYTHON) -m pytest -q tools/smrlab/tests
 
+# A tiny project consuming smr: installed (find_package, pkg-config) and as a subdirectory
+# (add_subdirectory, FetchContent: only the library target). Builds under build/consumer.
+test-consumer: setup
+	tests/consumer/run.sh build/consumer
+
 # All tests: ASan+UBSan stress, TSan stress, the release build with the Relacy models and
-# smrbench's tests, and smrlab's pytest suite.
-test: test-asan test-tsan test-release test-python
+# smrbench's tests, smrlab's pytest suite, and the consumer projects. The examples are built and
+# run by each preset's ctest.
+test: test-asan test-tsan test-release test-python test-consumer
 
 # The main job: build, run the default experiment (overview), print its summary and report path.
 # A failed trial still gets its report (it says which trial failed), then fails the target.
