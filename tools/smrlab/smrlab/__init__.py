@@ -1,3 +1,2 @@
-"""smrlab: declarative experiments over smrbench, a resumable results store, plots and reports."""
-
-__version__ = "0.1.0"
+"""smrlab: declarative experiments over smrbench, a resumable results store, plots and reports.
+Its version is the project's (smrlab.version.version(), read from include/smr/version.hpp)."""

@@ -1,12 +1,15 @@
 """Command line: smrlab list | run | plot | report | summary. Exit codes: 0 ok, 1 failed trials
-or a finding-check error, 2 bad input, 130 interrupted (finished trials are kept)."""
+or a finding-check error, 2 bad input, 128+signal on SIGINT/SIGTERM (finished trials are kept)."""
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
-from smrlab import experiment, paths, results, runner
-from smrlab.errors import BadInput, Failure
+from smrlab import experiment, files, paths, results, runner
+from smrlab.errors import BadInput, Failure, Interrupted
+from smrlab.smrbench import STOP_SIGNALS
+from smrlab.version import version
 
 DEFAULT = "overview"            # the experiment `make bench` runs
 
@@ -19,24 +22,48 @@ def cmd_list(args) -> int:
             mark = " (default)" if e.name == DEFAULT else ""
             print(f"{e.name + mark:<16} {e.figure}\n{'':<16} {e.description}")
         except BadInput as err:
-            print(f"{path.stem:<16} INVALID: {err}")
+            print(f"{path.stem:<16} INVALID: {'; '.join(map(str, err.args))}")
             status = 2
     return status
 
 
 def cmd_run(args) -> int:
-    e = experiment.load(args.experiment)          # a bad file stops here, before any write
-    binary = paths.smrbench_path(args.smrbench)
-    out = Path(args.out) if args.out else paths.default_results_dir(e.name, args.quick)
+    # Every input is checked before anything runs or is written: the experiment file, the
+    # smrbench binary, --out; then (runner.run) the grid against `smrbench --list`.
+    problems = []
+    e = binary = None
+    try:
+        e = experiment.load(args.experiment)
+    except BadInput as err:
+        problems += err.args
+    try:
+        binary = paths.smrbench_path(args.smrbench)
+    except BadInput as err:
+        problems += err.args
+    out = Path(args.out) if args.out else \
+        paths.default_results_dir(e.name, args.quick) if e else None
+    if problems:
+        if out is not None and (why := paths.output_dir_problem(out)):
+            problems.append(why)
+        raise BadInput(*problems)
     code = runner.run(e, out, binary, quick=args.quick, allow_mixed=args.allow_mixed,
                       retry_failed=args.retry_failed)
     print(f"next: ./smrlab report {out}", file=sys.stderr)
     return code
 
 
+def _check_outputs(root: Path, report: bool):
+    """plots/ (and report.html) must be writable before any plot is drawn."""
+    problems = [p for p in [paths.output_dir_problem(root / "plots", "plots directory"),
+                            files.problem(root / "report.html") if report else ""] if p]
+    if problems:
+        raise BadInput(*problems)
+
+
 def cmd_plot(args) -> int:
     from smrlab import plots        # matplotlib is only needed from here on
     loaded = results.load(results.resolve_dir(args.target, args.out, args.quick))
+    _check_outputs(loaded.root, report=False)
     for fig in plots.make_all(loaded, loaded.root / "plots"):
         print(fig.png)
         print(fig.svg)
@@ -46,6 +73,7 @@ def cmd_plot(args) -> int:
 def cmd_report(args) -> int:
     from smrlab import findings, report
     loaded = results.load(results.resolve_dir(args.target, args.out, args.quick))
+    _check_outputs(loaded.root, report=True)
     path, verdicts = report.build(loaded)
     for v in verdicts:
         print(f"[{v.status}] {v.finding.text}" + (f" ({v.note})" if v.note else ""), file=sys.stderr)
@@ -65,7 +93,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="smrlab", description="Experiments, results, plots and reports for smrbench.",
         epilog="Exit codes: 0 ok, 1 failed trials or finding-check error, 2 bad input, "
-               "130 interrupted. See docs/smrlab.md.")
+               "128+signal when stopped by SIGINT (130), SIGTERM (143) or SIGHUP (129). "
+               "See docs/smrlab.md.")
+    p.add_argument("--version", action="version", version=f"smrlab {version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("list", help="experiments with the figure each reproduces").set_defaults(
         func=cmd_list)
@@ -94,17 +124,42 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _stop(signum, frame):
+    raise Interrupted(signum)
+
+
+def _install_stop_handlers() -> dict:
+    """SIGINT, SIGTERM and SIGHUP stop smrlab cleanly (finished trials kept, no partial file);
+    a signal ignored when smrlab starts (SIGHUP under nohup) stays ignored."""
+    previous = {}
+    for s in STOP_SIGNALS:
+        if signal.getsignal(s) is signal.SIG_IGN:
+            continue
+        previous[s] = signal.signal(s, _stop)
+    return previous
+
+
 def main(argv: list | None = None) -> int:
     args = parser().parse_args(argv)
+    previous = _install_stop_handlers()
     try:
         return args.func(args)
     except BadInput as e:
-        print(f"smrlab: error: {e}", file=sys.stderr)
+        for problem in e.args:
+            print(f"smrlab: error: {problem}", file=sys.stderr)
         return 2
     except Failure as e:
         print(f"smrlab: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("\nsmrlab: interrupted; finished trials are kept, run the same command to resume",
-              file=sys.stderr)
-        return 130
+    except OSError as e:        # the disk, not the user: say which file, without a traceback
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"smrlab: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+    except (Interrupted, KeyboardInterrupt) as e:
+        signum = e.signum if isinstance(e, Interrupted) else signal.SIGINT
+        print(f"smrlab: stopped by {signal.Signals(signum).name}; finished trials are kept, run "
+              f"the same command to resume", file=sys.stderr)
+        return 128 + signum
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)

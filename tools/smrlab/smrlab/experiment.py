@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from smrlab import findings, metrics, schema
+from smrlab import capability_check, findings, metrics, schema
 from smrlab.axes import AXES, NUMERIC_AXES, shown
 from smrlab.errors import BadInput, Failure
 from smrlab.paths import EXPERIMENTS_DIR
@@ -131,7 +131,8 @@ class Experiment:
     findings: list
 
     def plan(self, caps, quick: bool) -> Plan:
-        """Expand the grid; `caps` (smrbench --list) filters it, None means run everything."""
+        """Expands the grid; `caps` (smrbench --list) checks it, and refuses it (BadInput, one
+        problem per line) when a name, tunable or pair cannot run. None: unchecked."""
         notes = []
         cells = []
         for case in self.cases:
@@ -143,7 +144,10 @@ class Experiment:
             cells.extend(itertools.product(*(self._resolve(axis, axes[axis], caps) for axis in AXES)))
         cells = list(dict.fromkeys(cells))
         if caps is not None:
-            cells = _filter_capabilities(cells, caps, notes)
+            checked = capability_check.check(cells, caps, self.origin)
+            if checked.problems:
+                raise BadInput(*checked.problems)
+            cells, notes = checked.cells, checked.notes
         if not cells:
             raise Failure(f"{self.name}: nothing left to run after filtering: " + "; ".join(notes))
 
@@ -183,32 +187,6 @@ class Experiment:
         return values
 
 
-def _filter_capabilities(cells: list, caps, notes: list) -> list:
-    kept, incompatible = [], []
-    missing: dict[str, set] = {"data structure": set(), "reclaimer": set(), "allocator": set()}
-    for cell in cells:
-        ds, rec, alloc = cell[0], cell[1], cell[2]
-        if ds not in caps.data_structures:
-            missing["data structure"].add(ds)
-        elif rec.name not in caps.reclaimers:
-            missing["reclaimer"].add(rec.name)
-        elif alloc not in caps.allocators:
-            missing["allocator"].add(alloc)
-        elif (ds, rec.name) not in caps.compatible:
-            incompatible.append(f"{rec.name}×{ds}")
-        else:
-            kept.append(cell)
-    for kind, names in missing.items():
-        for name in sorted(names):
-            verb = "dropping" if kind == "allocator" else "skipping"
-            notes.append(f"{verb} {kind} '{name}': not reported by `smrbench --list` on this machine")
-    if incompatible:
-        pairs = sorted(set(incompatible))
-        shown = ", ".join(pairs[:12]) + (f", … ({len(pairs) - 12} more)" if len(pairs) > 12 else "")
-        notes.append(f"skipping {len(pairs)} incompatible reclaimer×ds pairs: {shown}")
-    return kept
-
-
 # ---- loading and validation -------------------------------------------------------------
 
 def available() -> list[Path]:
@@ -219,7 +197,9 @@ def locate(ref: str) -> Path:
     """An experiment by name (file stem in experiments/) or by path."""
     path = Path(ref)
     if path.suffix == ".toml" or "/" in ref:
-        if not path.is_file():
+        if path.is_dir():
+            raise BadInput(f"experiment file {ref} is a directory, not a .toml file")
+        if not path.exists():
             raise BadInput(f"experiment file {ref} does not exist")
         return path
     candidate = EXPERIMENTS_DIR / f"{ref}.toml"
@@ -231,30 +211,56 @@ def locate(ref: str) -> Path:
 
 def load(ref: str) -> Experiment:
     path = locate(ref)
-    return parse(path.read_text(), path.stem, str(path))
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise BadInput(f"experiment file {path} cannot be read: {e.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise BadInput(f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); experiment "
+                       f"files must be saved as UTF-8") from None
+    return parse(text, path.stem, str(path))
 
 
 def parse(text: str, name: str, origin: str) -> Experiment:
+    """The whole file is checked: every problem found is reported (BadInput, one per argument),
+    one per section at most, since a section's later keys may depend on its earlier ones."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise BadInput(f"{origin}: not valid TOML: {e}") from None
-    top = schema.Table(data, origin, "")
-    figure = top.get("figure", schema.string)
-    description = top.get("description", schema.string)
-    paper = top.get("paper", schema.string, "")
-    notes = top.get("notes", schema.string, "")
-    cases = _read_grid(top.sub("grid"))
-    run = _read_run(top.sub("run"))
-    quick = _read_quick(top.sub("quick"))
+    problems: list = []
+
+    def checked(read, default=None):
+        try:
+            return read()
+        except BadInput as e:
+            problems.extend(e.args)
+            return default
+
+    top = checked(lambda: schema.Table(data, origin, ""))
+    if top is None:
+        raise BadInput(*problems)
+    figure = checked(lambda: top.get("figure", schema.string), "")
+    description = checked(lambda: top.get("description", schema.string), "")
+    paper = checked(lambda: top.get("paper", schema.string, ""), "")
+    notes = checked(lambda: top.get("notes", schema.string, ""), "")
+    cases = checked(lambda: _read_grid(top.sub("grid")), [])
+    run = checked(lambda: _read_run(top.sub("run")))
+    quick = checked(lambda: _read_quick(top.sub("quick")), {})
     experiment = Experiment(name, origin, text, figure, description, paper, notes, cases, run,
                             quick, PlotSettings(), [])
-    values = experiment.axis_values()
-    experiment.plots = _read_plots(top.sub("plots"), values)
-    raw = top.get("finding", _array_of_tables)
-    experiment.findings = [findings.parse(schema.Table(t, origin, f"finding[{i}]"), values)
-                           for i, t in enumerate(raw)]
-    top.close()
+    # Values a selector may name; an axis whose grid did not parse is not checked (None).
+    values = experiment.axis_values() if cases else {}
+    experiment.plots = checked(lambda: _read_plots(top.sub("plots"), values), PlotSettings())
+    raw = checked(lambda: top.get("finding", _array_of_tables), [])
+    experiment.findings = [f for i, t in enumerate(raw) if (f := checked(
+        lambda: findings.parse(schema.Table(t, origin, f"finding[{i}]"), values))) is not None]
+    checked(top.close)
+    if problems:
+        raise BadInput(*problems)
     return experiment
 
 
@@ -358,10 +364,19 @@ def _read_grid(t: schema.Table) -> list:
     return cases
 
 
+def _duration(value, table, name) -> float:
+    seconds = schema.positive_number(value, table, name)
+    if seconds < MIN_DURATION_S:
+        table.fail(f"expected at least {MIN_DURATION_S} s, got {value!r}: a shorter trial "
+                   f"measures mostly thread start-up and the memory monitor takes too few samples",
+                   name)
+    return seconds
+
+
 def _read_run(t: schema.Table) -> RunSettings:
     run = RunSettings(
         trials=t.get("trials", schema.integer(1), 1),
-        duration_s=t.get("duration_s", schema.positive_number),
+        duration_s=t.get("duration_s", _duration),
         budget_s=t.get("budget_s", schema.positive_number, None),
         seed=t.get("seed", schema.integer(0), 1),
         shuffle=t.get("shuffle", schema.boolean, False),
@@ -375,7 +390,7 @@ def _read_run(t: schema.Table) -> RunSettings:
 def _read_quick(t: schema.Table) -> dict:
     quick = _read_axes(t)
     if t.has("duration_s"):
-        quick["duration_s"] = t.get("duration_s", schema.positive_number)
+        quick["duration_s"] = t.get("duration_s", _duration)
     t.close(list(AXES) + ["duration_s"])
     return quick
 

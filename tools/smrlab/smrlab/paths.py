@@ -28,3 +28,22 @@ def smrbench_path(option: str | None) -> Path:
 def default_results_dir(experiment_name: str, quick: bool) -> Path:
     # Quick smoke runs never share a store with real measurements.
     return RESULTS_DIR / (f"{experiment_name}-quick" if quick else experiment_name)
+
+
+def output_dir_problem(path: Path, option: str = "--out") -> str:
+    """Why `path` cannot serve as a results directory ("" when it can), checked before anything
+    runs so that a run never ends in an unwritable place."""
+    if path.exists():
+        if not path.is_dir():
+            return f"{option} {path}: exists and is not a directory"
+        if not os.access(path, os.W_OK | os.X_OK):
+            return f"{option} {path}: directory is not writable"
+        return ""
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"{option} {path}: cannot be created: {ancestor} is not a directory"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f"{option} {path}: cannot be created: {ancestor} is not writable"
+    return ""

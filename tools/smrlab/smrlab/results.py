@@ -1,5 +1,6 @@
 """A results directory read back for plots, reports and summaries."""
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +41,15 @@ def resolve_dir(target: str, out: str | None, quick: bool) -> Path:
         return path
     if path.is_dir():
         raise BadInput(f"{target} is a directory without {PLAN}: not a results directory")
-    return default_results_dir(exp.locate(target).stem, quick)
+    name = exp.locate(target).stem
+    chosen = default_results_dir(name, quick)
+    smoke = default_results_dir(name, True)
+    if not quick and not (chosen / PLAN).is_file() and (smoke / PLAN).is_file():
+        # `run X --quick` then `report X`: the only results there are come from the smoke run.
+        print(f"note: no full results in {chosen}; using the --quick results in {smoke}",
+              file=sys.stderr)
+        return smoke
+    return chosen
 
 
 def load(root: Path) -> Results:

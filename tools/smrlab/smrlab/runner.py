@@ -2,13 +2,16 @@
 
 import random
 import shlex
+import signal
 import sys
 from pathlib import Path
 
 from smrlab import smrbench
+from smrlab.errors import BadInput, Failure, Interrupted
 from smrlab.experiment import Config
+from smrlab.paths import output_dir_problem
 from smrlab.progress import Progress
-from smrlab.store import Store, now, trial_key
+from smrlab.store import PLAN, Store, now, trial_key
 
 STDERR_KEPT = 4000          # characters of a trial's stderr kept in the store
 
@@ -25,33 +28,54 @@ def schedule(configs: list, trials: int, shuffle: bool, seed: int):
 
 def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: bool = False,
         retry_failed: bool = False, stream=None) -> int:
-    """Returns the exit code: 0 when every planned trial in the store succeeded, else 1."""
+    """Returns the exit code: 0 when every planned trial in the store succeeded, else 1.
+    Everything is checked before the first trial: BadInput lists every problem found."""
     stream = stream or sys.stderr
     caps, why = smrbench.capabilities(binary)
     if caps is None:
-        print(f"warning: `{binary} --list --json -` failed ({why}); running every grid cell",
-              file=stream)
-    plan = experiment.plan(caps, quick)
-    for note in plan.notes:
+        raise Failure(f"`{binary} --list --json -` failed ({why}); smrlab needs its list of names, "
+                      f"tunables and compatible pairs to check the experiment before running it")
+    problems, plan = [], None
+    try:
+        plan = experiment.plan(caps, quick)
+    except BadInput as e:
+        problems += e.args
+    problems += [p for p in [output_dir_problem(out)] if p]
+    store = Store(out)
+    plan_doc, change = None, ""
+    if plan is not None:
+        plan_doc = {"experiment": experiment.name, "origin": experiment.origin,
+                    "source": experiment.source, "quick": quick, "trials": plan.trials,
+                    "smrbench": str(binary), "notes": plan.notes, "written": now(),
+                    "configs": [c.to_json() for c in plan.configs]}
+        if not problems:
+            problem, change = _plan_change(store, plan_doc)
+            problems += [problem] if problem else []
+    if problems:
+        raise BadInput(*problems)
+    for note in plan.notes + ([change] if change else []):
         print(f"note: {note}", file=stream)
 
-    store = Store(out)
     finished = {e["key"] for e in store.entries() if e["status"] == "ok" or not retry_failed}
     order = schedule(plan.configs, plan.trials, experiment.run.shuffle, experiment.run.seed)
     jobs = [(c, t) for c, t in order if trial_key(c.hash, t) not in finished]
     total = len(plan.configs) * plan.trials
     print(f"{experiment.name}: {len(plan.configs)} configurations × {plan.trials} trials; "
-          f"{total - len(jobs)} already in {out}, {len(jobs)} to run", file=stream)
-    plan_doc = {"experiment": experiment.name, "origin": experiment.origin,
-                "source": experiment.source, "quick": quick, "trials": plan.trials,
-                "smrbench": str(binary), "notes": plan.notes, "written": now(),
-                "configs": [c.to_json() for c in plan.configs]}
+          f"{total - len(jobs)} already in {out}" + (" (resuming)" if total > len(jobs) else "")
+          + f", {len(jobs)} to run", file=stream)
     if not jobs:
         store.write_plan(plan_doc)
     else:
-        _run_jobs(experiment, jobs, plan_doc, store, binary, allow_mixed, stream)
+        try:
+            _run_jobs(experiment, jobs, plan_doc, store, binary, allow_mixed, stream)
+        except Interrupted as stop:
+            done = sum(1 for e in store.entries() if e["config_hash"] in _hashes(plan.configs))
+            print(f"\nsmrlab: interrupted by {signal.Signals(stop.signum).name}: kept the {done} "
+                  f"finished trials of {total} in {out}; any trial under way was dropped. Run "
+                  f"the same command to resume.", file=stream)
+            raise
 
-    hashes = {c.hash for c in plan.configs}
+    hashes = _hashes(plan.configs)
     failed = [e for e in store.entries() if e["config_hash"] in hashes and e["status"] != "ok"]
     if failed:
         print(f"\n{len(failed)} of {total} trials FAILED in {out}:", file=stream)
@@ -62,6 +86,39 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
         return 1
     print(f"all {total} trials ok; results in {out}", file=stream)
     return 0
+
+
+def _hashes(configs) -> set:
+    return {c.hash for c in configs}
+
+
+def _plan_change(store: Store, plan_doc: dict) -> tuple[str, str]:
+    """(problem, note) for reusing a results directory. It holds one experiment in one mode:
+    another experiment, or --quick results beside full ones, is refused. The same experiment
+    with another grid or trial count replaces plan.json, and says what changed: trials of
+    configurations no longer planned stay in trials.jsonl but leave the reports."""
+    if not store.has_plan():
+        return "", ""
+    try:
+        old = store.read_plan()
+        old_name, old_quick, old_trials = old["experiment"], bool(old.get("quick")), old["trials"]
+        old_configs = {Config.from_json(c).hash for c in old["configs"]}
+    except (KeyError, TypeError, AttributeError, BadInput):
+        return (f"--out {store.root}: its {PLAN} is not a smrlab plan; use another --out, or "
+                f"remove the directory to start again"), ""
+    name, quick = plan_doc["experiment"], bool(plan_doc["quick"])
+    if (old_name, old_quick) != (name, quick):
+        mode = {True: "--quick run", False: "full run"}
+        return (f"--out {store.root} holds the results of a {mode[old_quick]} of '{old_name}', "
+                f"not of a {mode[quick]} of '{name}' (one experiment and mode per directory): "
+                f"use another --out, or remove {store.root} to start again"), ""
+    configs = {Config.from_json(c).hash for c in plan_doc["configs"]}
+    if configs == old_configs and old_trials == plan_doc["trials"]:
+        return "", ""
+    added, gone = len(configs - old_configs), len(old_configs - configs)
+    return "", (f"the plan in {store.root / PLAN} changes: trials per configuration "
+                f"{old_trials} -> {plan_doc['trials']}, {added} configurations added, {gone} no "
+                f"longer planned (their stored trials are kept but left out of reports)")
 
 
 def _run_jobs(experiment, jobs, plan_doc, store: Store, binary: Path, allow_mixed: bool, stream):
@@ -76,24 +133,18 @@ def _run_jobs(experiment, jobs, plan_doc, store: Store, binary: Path, allow_mixe
             json_path = tmp / f"{config.hash}-{trial}.json"
             timeline_path = tmp / f"{config.hash}-{trial}.csv" if config.timeline else None
             cmd = smrbench.command(binary, config, trial, json_path, timeline_path)
-            outcome = smrbench.run_trial(cmd, json_path, config, trial,
-                                         timeout or 60 + 10 * config.duration_s)
-            identity = smrbench.identity(outcome.record) if outcome.record else None
-            if identity:
-                store.check_identity(identity, allow_mixed)
-            if not plan_written:      # only once this run is known to belong in this store
-                store.write_plan(plan_doc)
-                plan_written = True
-            kept = None
-            if timeline_path and outcome.record and timeline_path.exists():
-                kept = store.keep_timeline(timeline_path, config.hash, trial)
-            store.append({
-                "key": trial_key(config.hash, trial), "config_hash": config.hash, "trial": trial,
-                "config": config.to_json(), "status": "ok" if outcome.ok else "failed",
-                "exit_code": outcome.exit_code, "error": outcome.error,
-                "stderr": outcome.stderr[-STDERR_KEPT:], "record": outcome.record,
-                "identity": identity, "timeline": kept, "command": shlex.join(cmd),
-                "wall_s": round(outcome.wall_s, 3), "finished": now()})
+            try:
+                outcome = smrbench.run_trial(cmd, json_path, config, trial,
+                                             timeout or 60 + 10 * config.duration_s)
+            except Interrupted as stop:
+                if stop.outcome is not None:      # completed before the signal: keep it
+                    _store(store, plan_doc, config, trial, cmd, stop.outcome, timeline_path,
+                           allow_mixed, not plan_written)
+                    progress.finished(what, stop.outcome.ok)
+                raise
+            _store(store, plan_doc, config, trial, cmd, outcome, timeline_path, allow_mixed,
+                   not plan_written)
+            plan_written = True
             json_path.unlink(missing_ok=True)
             progress.finished(what, outcome.ok)
             if not outcome.ok:
@@ -103,3 +154,24 @@ def _run_jobs(experiment, jobs, plan_doc, store: Store, binary: Path, allow_mixe
     finally:
         progress.close()
         store.remove_tmp()
+
+
+def _store(store: Store, plan_doc: dict, config, trial: int, cmd: list, outcome, timeline_path,
+           allow_mixed: bool, first: bool):
+    """Appends one finished trial; before the first, checks that this run belongs in this store
+    and writes the plan."""
+    identity = smrbench.identity(outcome.record) if outcome.record else None
+    if identity:
+        store.check_identity(identity, allow_mixed)
+    if first:
+        store.write_plan(plan_doc)
+    kept = None
+    if timeline_path and outcome.record and timeline_path.exists():
+        kept = store.keep_timeline(timeline_path, config.hash, trial)
+    store.append({
+        "key": trial_key(config.hash, trial), "config_hash": config.hash, "trial": trial,
+        "config": config.to_json(), "status": "ok" if outcome.ok else "failed",
+        "exit_code": outcome.exit_code, "error": outcome.error,
+        "stderr": outcome.stderr[-STDERR_KEPT:], "record": outcome.record,
+        "identity": identity, "timeline": kept, "command": shlex.join(cmd),
+        "wall_s": round(outcome.wall_s, 3), "finished": now()})

@@ -1,13 +1,20 @@
 """The contract with the smrbench binary: --list, one trial's command line, its outcome."""
 
 import json
+import re
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from smrlab.errors import Interrupted
+
 SCHEMA = "smrbench/1"
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# smrbench exits 128+signal after a graceful stop (keeping completed trials); one without
+# handlers dies of the signal.
+INTERRUPTED_EXITS = {**{128 + s: s for s in STOP_SIGNALS}, **{-s: s for s in STOP_SIGNALS}}
 BUILD_KEYS = ("commit", "compiler", "build_type", "flags")
 MACHINE_KEYS = ("cpu", "cores", "kernel", "hostname")
 
@@ -16,8 +23,32 @@ MACHINE_KEYS = ("cpu", "cores", "kernel", "hostname")
 class Capabilities:
     data_structures: list
     reclaimers: list
-    allocators: list
+    allocators: list                # usable here: known and with the library installed
     compatible: frozenset           # {(ds, reclaimer)}
+    known_allocators: list = ()     # every allocator smrbench knows, installed or not
+    incompatible: dict = field(default_factory=dict)   # (ds, reclaimer) -> why not
+    tunables: dict = field(default_factory=dict)       # reclaimer -> {tunable: default or None}
+    kinds: dict = field(default_factory=dict)          # ds -> "set" | "queue" | "stack"
+
+    def accepts_search(self, ds: str) -> bool:
+        """Only sets have a search operation; a stack or queue refuses a search share."""
+        return self.kinds.get(ds, "set") == "set"
+
+
+# "name (default D): meaning", D being JSON: the one place a tunable's type can be read from.
+_TUNABLE_LINE = re.compile(r"^(\w+) \(default (.+?)\): ")
+
+
+def _tunables(data: dict) -> dict:
+    info = data.get("reclaimer_info") or {}
+    out = {}
+    for rec, names in (data.get("tunables") or {}).items():
+        defaults = {}
+        for line in (info.get(rec) or {}).get("tunables", []):
+            if m := _TUNABLE_LINE.match(line):
+                defaults[m.group(1)] = json.loads(m.group(2))
+        out[rec] = {name: defaults.get(name) for name in names}
+    return out
 
 
 def capabilities(smrbench: Path) -> tuple[Capabilities | None, str]:
@@ -32,7 +63,10 @@ def capabilities(smrbench: Path) -> tuple[Capabilities | None, str]:
         libraries = data.get("allocator_libraries", {})
         allocators = [a for a in data["allocators"] if libraries.get(a, "") is not None]
         caps = Capabilities(list(data["data_structures"]), list(data["reclaimers"]), allocators,
-                            frozenset((ds, rec) for ds, rec in data["compatible"]))
+                            frozenset((ds, rec) for ds, rec in data["compatible"]),
+                            list(data["allocators"]),
+                            {(ds, rec): why for ds, rec, why in data.get("incompatible", [])},
+                            _tunables(data), dict(data.get("kinds", {})))
         return caps, ""
     except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
         return None, f"{type(e).__name__}: {e}"
@@ -63,8 +97,13 @@ class Outcome:
     wall_s: float
 
 
+GRACE_S = 10        # how long a signalled smrbench may take to write its completed trial
+
+
 def run_trial(cmd: list, json_path: Path, config, trial: int, timeout_s: float) -> Outcome:
-    """Runs one trial to completion; the caller owns (and cleans) json_path."""
+    """Runs one trial to completion; the caller owns (and cleans) json_path. A stop signal (to
+    smrlab, or to smrbench alone) raises Interrupted, carrying the trial if smrbench completed
+    it before stopping."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -75,13 +114,31 @@ def run_trial(cmd: list, json_path: Path, config, trial: int, timeout_s: float) 
         _, stderr = proc.communicate()
         return Outcome(False, None, None, f"timed out after {timeout_s:g} s", stderr,
                        time.monotonic() - start)
-    except BaseException:            # Ctrl-C: never leave a trial running behind us
+    except Interrupted as stop:
+        # smrbench got the signal too (a terminal's Ctrl-C) or gets it now: it abandons the
+        # trial under way but writes a completed one. A second signal, or GRACE_S, kills it.
+        stderr = ""
+        try:
+            stderr = _stop(proc, stop.signum)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        stop.outcome = _completed(proc.returncode, json_path, config, trial, stderr,
+                                  time.monotonic() - start)
+        raise
+    except BaseException:            # anything else: never leave a trial running behind us
         proc.kill()
         proc.wait()
         raise
     wall = time.monotonic() - start
-    record, problem = _read_record(json_path)
     code = proc.returncode
+    if code in INTERRUPTED_EXITS:
+        # smrbench alone was stopped by a signal: the run stops here as if smrlab had been
+        # signalled, keeping the trial if smrbench completed it, and resumes later.
+        raise Interrupted(INTERRUPTED_EXITS[code],
+                          _completed(code, json_path, config, trial, stderr, wall))
+    record, problem = _read_record(json_path)
     if record is not None and not problem:
         problem = _mismatch(record, config, trial)
     if code == 0 and problem:
@@ -98,6 +155,31 @@ def run_trial(cmd: list, json_path: Path, config, trial: int, timeout_s: float) 
     else:
         error = ""
     return Outcome(not error, code, None if problem else record, error, stderr, wall)
+
+
+def _stop(proc, signum: int) -> str:
+    """Passes the stop signal on and waits for smrbench to write what it completed."""
+    if proc.poll() is None:
+        proc.send_signal(signum)
+    try:
+        _, stderr = proc.communicate(timeout=GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, stderr = proc.communicate()
+    return stderr or ""
+
+
+def _completed(code, json_path: Path, config, trial: int, stderr: str, wall: float):
+    """The trial smrbench completed before a signal stopped it, or None: only a whole record of
+    exactly this configuration counts (smrbench writes none for an abandoned trial)."""
+    if code not in INTERRUPTED_EXITS and code != 0:
+        return None
+    record, problem = _read_record(json_path)
+    if record is None or problem or _mismatch(record, config, trial):
+        return None
+    valid = record["validation"].get("ok") is True
+    error = "" if valid else f"validation failed: {record['validation'].get('detail', '')}"
+    return Outcome(valid, code, record, error, stderr, wall)
 
 
 def _read_record(path: Path) -> tuple[dict | None, str]:

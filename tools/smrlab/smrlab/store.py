@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from smrlab.errors import BadInput
+from smrlab.files import write_atomically
 
 PLAN, TRIALS, TIMELINES, TMP = "plan.json", "trials.jsonl", "timelines", "tmp"
 
@@ -62,6 +63,9 @@ class Store:
                 seen[json.dumps(entry["identity"], sort_keys=True)] = entry["identity"]
         return list(seen.values())
 
+    def has_plan(self) -> bool:
+        return (self.root / PLAN).is_file()
+
     def read_plan(self) -> dict:
         try:
             return json.loads((self.root / PLAN).read_text())
@@ -84,7 +88,7 @@ class Store:
 
     def write_plan(self, plan: dict):
         self.root.mkdir(parents=True, exist_ok=True)
-        _write_atomically(self.root / PLAN, json.dumps(plan, indent=1) + "\n")
+        write_atomically(self.root / PLAN, json.dumps(plan, indent=1) + "\n")
 
     def append(self, entry: dict):
         """One whole line per trial, flushed to disk before the next trial starts."""
@@ -124,12 +128,6 @@ def _drop_partial_line(fd: int):
         return
     data = os.pread(fd, size, 0)
     os.ftruncate(fd, data.rfind(b"\n") + 1)
-
-
-def _write_atomically(path: Path, text: str):
-    tmp = path.with_suffix(path.suffix + ".part")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def _identity_text(identity: dict) -> str:

@@ -47,7 +47,8 @@ def fake(tmp_path, monkeypatch):
     """The fake smrbench with an invocation log; returns a reader of the logged trial runs."""
     log = tmp_path / "fake.log"
     monkeypatch.setenv("FAKE_LOG", str(log))
-    for name in ("FAKE_LIST", "FAKE_FAIL", "FAKE_INTERRUPT", "FAKE_COMMIT", "FAKE_REPLAY"):
+    for name in ("FAKE_LIST", "FAKE_FAIL", "FAKE_INTERRUPT", "FAKE_STOP", "FAKE_COMMIT",
+                 "FAKE_REPLAY"):
         monkeypatch.delenv(name, raising=False)
 
     def trial_runs() -> list:
@@ -57,11 +58,12 @@ def fake(tmp_path, monkeypatch):
     return trial_runs
 
 
-def smrlab_process(args: list, env: dict | None = None) -> subprocess.CompletedProcess:
+def smrlab_process(args: list, env: dict | None = None,
+                   preexec_fn=None) -> subprocess.CompletedProcess:
     """smrlab in its own process (for signals and the wrapper's exit codes)."""
     full_env = {**os.environ, **(env or {}), "PYTHONPATH": str(PACKAGE_ROOT)}
     return subprocess.run([sys.executable, "-m", "smrlab", *map(str, args)], env=full_env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, preexec_fn=preexec_fn)
 
 
 def lines(path: Path) -> list:

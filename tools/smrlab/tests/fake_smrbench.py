@@ -5,7 +5,12 @@ FAKE_LOG=path            append each invocation's arguments (one JSON list per l
 FAKE_LIST=fail           `--list` exits 2; FAKE_LIST=<json> prints that instead of the default
 FAKE_FAIL=rec:how[,...]  for reclaimer `rec`: how = 1 (validation failure, record written),
                          2 (bad input), crash (SIGABRT)
-FAKE_INTERRUPT=rec       for reclaimer `rec`: SIGINT the parent, then hang (as if mid-trial)
+FAKE_INTERRUPT=rec[:SIG] for reclaimer `rec`: send SIG (default SIGINT) to the parent mid-trial,
+                         then go on for 3 s; a signal that reaches the fake meanwhile stops it
+FAKE_STOP=rec:SIG[:after]  for reclaimer `rec`: as if the fake alone got SIG, mid-trial (no
+                         record) or, with `after`, once the trial completed (record written)
+Like smrbench, a SIGINT, SIGTERM or SIGHUP (unless ignored at start) abandons the trial under way,
+leaves no partial record, and exits 128+signal.
 FAKE_COMMIT=sha          env.commit of every record (default 3f9c2e1)
 FAKE_REPLAY=dir          copy the matching record (and timeline) from smrbench_records.jsonl
                          and smrbench_timeline.csv in dir instead of synthesizing one
@@ -19,12 +24,26 @@ import sys
 import time
 from pathlib import Path
 
-DEFAULT_LIST = {"data_structures": ["hm_list", "harris_list"],
-                "reclaimers": ["none", "qsbr", "ebr", "hp"],
-                "allocators": ["system"],
-                "compatible": [[ds, r] for ds in ["hm_list", "harris_list"]
-                               for r in ["none", "qsbr", "ebr", "hp"]
-                               if (ds, r) != ("harris_list", "hp")]}
+RECLAIMERS = ["none", "qsbr", "ebr", "hp"]
+# Shaped like smrbench's: every allocator it knows (null library: not installed here), the
+# incompatible pairs with the reason, tunables with their defaults in reclaimer_info.
+DEFAULT_LIST = {"data_structures": ["hm_list", "harris_list", "ms_queue"],
+                "kinds": {"hm_list": "set", "harris_list": "set", "ms_queue": "queue"},
+                "reclaimers": RECLAIMERS,
+                "allocators": ["system", "tcmalloc"],
+                "allocator_libraries": {"system": "libc", "tcmalloc": None},
+                "compatible": [[ds, r] for ds in ["hm_list", "harris_list", "ms_queue"]
+                               for r in RECLAIMERS if (ds, r) != ("harris_list", "hp")],
+                "incompatible": [["harris_list", "hp", "the data structure traverses unlinked "
+                                  "nodes, which this reclaimer cannot protect"]],
+                "tunables": {"none": [], "qsbr": [], "ebr": ["advance_every"],
+                             "hp": ["slots", "scan_threshold"]},
+                "reclaimer_info": {
+                    "ebr": {"tunables": ["advance_every (default 64): operations between "
+                                         "attempts to advance the epoch"]},
+                    "hp": {"tunables": ["slots (default 4): hazard pointers per thread",
+                                        "scan_threshold (default 128): retired nodes before "
+                                        "a scan"]}}}
 BASE_THROUGHPUT = {"none": 10e6, "qsbr": 9e6, "ebr": 8e6, "hp": 5e6}
 
 
@@ -73,6 +92,21 @@ def replay(a, config, directory: Path):
     return record
 
 
+def handle_stop_signals(json_path: Path):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, lambda signum, frame: stopped(signum, json_path))
+
+
+def stopped(signum, json_path):
+    """The trial under way is abandoned: no partial record, exit 128+signal."""
+    if json_path is not None:
+        json_path.unlink(missing_ok=True)
+    print(f"smrbench: {signal.Signals(signum).name}: stopped trial 1 of 1 and discarded it; no "
+          f"trial had completed, no result written", file=sys.stderr)
+    sys.exit(128 + signum)
+
+
 def main():
     a = arguments()
     if os.environ.get("FAKE_LOG"):
@@ -99,10 +133,16 @@ def main():
         sys.exit(2)
     if how == "crash":
         os.kill(os.getpid(), signal.SIGABRT)
-    if os.environ.get("FAKE_INTERRUPT") == a.reclaimer:
+    handle_stop_signals(Path(a.json))
+    interrupt = os.environ.get("FAKE_INTERRUPT", "").split(":")
+    if interrupt[0] == a.reclaimer:
         Path(a.json).write_text('{"schema": "smrbench/1", "trial": 0, "conf')    # half written
-        os.kill(os.getppid(), signal.SIGINT)
-        time.sleep(30)
+        os.kill(os.getppid(), signal.Signals[interrupt[1] if len(interrupt) > 1 else "SIGINT"])
+        time.sleep(3)
+        Path(a.json).unlink()
+    stop = os.environ.get("FAKE_STOP", "").split(":")
+    if stop[0] == a.reclaimer and len(stop) == 2:
+        stopped(signal.Signals[stop[1]], None)
     if os.environ.get("FAKE_REPLAY"):
         record = replay(a, config, Path(os.environ["FAKE_REPLAY"]))
     else:
@@ -118,6 +158,9 @@ def main():
                 "# smrbench-timeline 1 " + json.dumps(config) + "\nthread,kind,start_ns,end_ns,value\n"
                 "0,epoch_advance,1000,1000,2\n0,garbage,1000,1000,5\n0,batch_free,1100,5100,5\n")
     Path(a.json).write_text(json.dumps(record) + "\n")
+    if stop[0] == a.reclaimer and stop[2:] == ["after"]:
+        print("smrbench: signal after trial 1: kept its record", file=sys.stderr)
+        sys.exit(128 + signal.Signals[stop[1]])
     if how == "1":
         print("smrbench: validation failed: key sum mismatch: 10 != 12", file=sys.stderr)
         sys.exit(1)

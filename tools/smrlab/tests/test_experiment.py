@@ -14,7 +14,8 @@ CAPS = Capabilities(["hm_list", "harris_list", "hash_map"], ["none", "ebr", "hp"
                     ["system", "jemalloc"],
                     frozenset({("hm_list", r) for r in ["none", "ebr", "hp", "qsbr"]}
                               | {("harris_list", "none"), ("harris_list", "ebr"),
-                                 ("hash_map", "ebr")}))
+                                 ("hash_map", "ebr")}),
+                    known_allocators=["system", "jemalloc", "tcmalloc"])
 
 
 def parse(text: str) -> experiment.Experiment:

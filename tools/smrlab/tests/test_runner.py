@@ -106,8 +106,8 @@ def test_refuses_to_mix_builds_unless_allowed(experiment_file, tmp_path, fake, m
     assert len(Store(out).identities()) == 2
 
 
-def test_capabilities_filter_the_grid_or_everything_runs(experiment_file, tmp_path, fake,
-                                                         monkeypatch, capsys):
+def test_capabilities_filter_the_grid_and_a_failing_list_stops_the_run(experiment_file, tmp_path,
+                                                                        fake, monkeypatch, capsys):
     text = TINY.replace('ds = ["hm_list"]', 'ds = ["hm_list", "harris_list"]') \
         .replace('reclaimer = ["none", "ebr", "hp"]', 'reclaimer = ["ebr", "hp"]') \
         .replace("threads = [1, 2]", 'threads = [1]\nallocator = ["system", "tcmalloc"]') \
@@ -115,13 +115,17 @@ def test_capabilities_filter_the_grid_or_everything_runs(experiment_file, tmp_pa
     path = experiment_file(text)
     assert run(path, tmp_path / "a") == 0
     err = capsys.readouterr().err
-    assert "dropping allocator 'tcmalloc'" in err and "hp×harris_list" in err
+    assert "dropping allocator 'tcmalloc': smrbench knows it but its library is not installed" \
+        in err
+    assert "skipping hp×harris_list: the data structure traverses unlinked nodes" in err
     assert len(fake()) == 3
 
+    # Without `--list` nothing can be checked, so nothing runs and nothing is written.
     monkeypatch.setenv("FAKE_LIST", "fail")
-    assert run(path, tmp_path / "b") == 0
-    assert "--list --json -` failed" in capsys.readouterr().err
-    assert len(fake()) == 3 + 8
+    assert run(path, tmp_path / "b") == 1
+    assert "--list --json -` failed (exit 2: smrbench: unknown option --list)" in \
+        capsys.readouterr().err
+    assert len(fake()) == 3 and not (tmp_path / "b").exists()
 
 
 def test_timelines_are_kept_for_trials_that_produced_a_record(experiment_file, tmp_path, fake,

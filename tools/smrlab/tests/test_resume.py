@@ -1,0 +1,78 @@
+"""Stopping and resuming: a signal to smrlab (passed on to smrbench) or to smrbench alone stops
+the run with 128+signal; every finished trial is kept, including one smrbench completed just
+before it stopped; nothing partial is left; the same command then runs only what is missing."""
+
+import signal
+
+import pytest
+from conftest import FAKE, TINY, lines, smrlab_process
+
+from smrlab import cli
+from smrlab.store import Store
+
+# Unshuffled order: none t1, none t2, ebr t1, ebr t2, hp t1, hp t2.
+ORDER = [("none", 1), ("none", 2), ("ebr", 1), ("ebr", 2), ("hp", 1), ("hp", 2)]
+
+
+def kept(out) -> list:
+    return [(e["config"]["reclaimer"], e["config"]["threads"]) for e in lines(out / "trials.jsonl")]
+
+
+def resume(path, out, fake, ran_before: int, expected_new: int):
+    assert cli.main(["run", str(path), "--smrbench", str(FAKE), "--out", str(out)]) == 0
+    assert len(fake()) == ran_before + expected_new
+    assert sorted(kept(out)) == sorted(ORDER)
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_to_smrlab_stops_the_trial_keeps_the_finished_ones(experiment_file, tmp_path,
+                                                                   fake, name):
+    out = tmp_path / "r"
+    path = experiment_file()
+    done = smrlab_process(["run", path, "--smrbench", FAKE, "--out", out],
+                          env={"FAKE_INTERRUPT": f"hp:{name}"})
+    signum = signal.Signals[name]
+    assert done.returncode == 128 + signum, done.stderr
+    assert f"interrupted by {name}: kept the 4 finished trials of 6 in {out}" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert kept(out) == ORDER[:4]
+    # smrbench got the signal passed on, and stopped without a record; smrlab's tmp/ is gone
+    assert sorted(p.name for p in out.iterdir()) == ["plan.json", "trials.jsonl"]
+    resume(path, out, fake, ran_before=5, expected_new=2)
+
+
+def test_smrbench_stopped_alone_mid_trial_stops_the_run(experiment_file, tmp_path, fake,
+                                                       monkeypatch, capsys):
+    out = tmp_path / "r"
+    path = experiment_file()
+    monkeypatch.setenv("FAKE_STOP", "ebr:SIGTERM")
+    assert cli.main(["run", str(path), "--smrbench", str(FAKE), "--out", str(out)]) == 143
+    err = capsys.readouterr().err
+    assert "interrupted by SIGTERM: kept the 2 finished trials of 6" in err
+    assert kept(out) == ORDER[:2]
+    monkeypatch.delenv("FAKE_STOP")
+    resume(path, out, fake, ran_before=3, expected_new=4)
+
+
+def test_a_trial_smrbench_completed_before_its_signal_is_kept(experiment_file, tmp_path, fake,
+                                                             monkeypatch, capsys):
+    out = tmp_path / "r"
+    path = experiment_file()
+    monkeypatch.setenv("FAKE_STOP", "ebr:SIGINT:after")
+    assert cli.main(["run", str(path), "--smrbench", str(FAKE), "--out", str(out)]) == 130
+    assert "kept the 3 finished trials of 6" in capsys.readouterr().err
+    assert kept(out) == ORDER[:3]
+    entry = Store(out).entries()[2]
+    assert entry["status"] == "ok" and entry["exit_code"] == 130 and entry["record"]["metrics"]
+    monkeypatch.delenv("FAKE_STOP")
+    resume(path, out, fake, ran_before=3, expected_new=3)
+
+
+def test_an_ignored_sighup_stays_ignored(experiment_file, tmp_path, fake):
+    out = tmp_path / "r"
+    path = experiment_file(TINY.replace("threads = [1, 2]", "threads = [1]"))
+    done = smrlab_process(["run", path, "--smrbench", FAKE, "--out", out],
+                          env={"FAKE_INTERRUPT": "hp:SIGHUP"},
+                          preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    assert done.returncode == 0, done.stderr         # as under nohup: the run goes on
+    assert len(kept(out)) == 3
