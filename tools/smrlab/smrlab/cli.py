@@ -76,7 +76,9 @@ def cmd_report(args) -> int:
     _check_outputs(loaded.root, report=True)
     path, verdicts = report.build(loaded)
     for v in verdicts:
-        print(f"[{v.status}] {v.finding.text}" + (f" ({v.note})" if v.note else ""), file=sys.stderr)
+        detail = "; ".join(x for x in (v.checked_at, v.note) if x)
+        print(f"[{v.status}] {v.finding.text}" + (f" ({detail})" if detail else ""),
+              file=sys.stderr)
     if loaded.failed:
         print(f"warning: {len(loaded.failed)} trials failed; see the report", file=sys.stderr)
     print(path)

@@ -7,11 +7,18 @@ A finding compares per-configuration statistics (median by default) of one metri
   bounded  the metric of every selected configuration lies within [min, max]
 A *cell* is a group of rows that agree on every axis the finding does not compare, so that a
 claim is checked separately for each data structure, thread count, ... in the selection.
+With the median (the default statistic) a comparison is decided only beyond the noise: the 95%
+bootstrap interval of the ratio (stats.py) must lie wholly inside the bounds to pass, wholly
+outside to fail; otherwise it is "within the noise". A bounded finding's min and max may be
+expressions of the configuration's threads, stall and key_range, so that the threshold is the
+algorithm's own bound (NBR: "threads * 32768", the bag size per thread).
 """
 
+import ast
+import operator
 from dataclasses import dataclass, field
 
-from smrlab import metrics, schema
+from smrlab import metrics, schema, stats
 from smrlab.axes import AXES, NAME_AXES, NUMERIC_AXES
 
 KINDS = ("ratio", "order", "trend", "bounded")
@@ -24,6 +31,58 @@ KIND_KEYS = {
 COMMON_KEYS = ["text", "kind", "metric", "stat", "where"]
 
 HOLDS, FAILS, UNDECIDED, ERROR = "holds here", "does not hold here", "not checked here", "error"
+NOISE = "within the noise here"
+BOUND_NAMES = NUMERIC_AXES          # the names a bound expression may use
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A bound of a bounded finding: a number, or an expression of the configuration's numeric
+    axes (+ - * / and parentheses), e.g. "threads * 32768"."""
+    text: str
+    tree: object = None             # ast.Expression, None for a plain number
+    number: float = 0.0
+
+    def at(self, row) -> float:
+        if self.tree is None:
+            return self.number
+        return _evaluate(self.tree.body, {n: row.axis(n) for n in BOUND_NAMES})
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+        ast.Div: operator.truediv}
+
+
+def _evaluate(node, names: dict) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        return _OPS[type(node.op)](_evaluate(node.left, names), _evaluate(node.right, names))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand, names)
+    raise ValueError(ast.unparse(node) if hasattr(ast, "unparse") else "expression")
+
+
+def bound(value, table: schema.Table, name: str) -> Bound:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return Bound(f"{value:,g}".replace(",", ""), None, float(value))
+    if not isinstance(value, str):
+        table.fail(f"expected a number or an expression of {', '.join(BOUND_NAMES)} (e.g. "
+                   f"\"threads * 32768\"), got {schema.describe(value)}", name)
+    try:
+        tree = ast.parse(value, mode="eval")
+        _evaluate(tree.body, {n: 1 for n in BOUND_NAMES})
+    except (SyntaxError, ValueError, ZeroDivisionError) as e:
+        part = f" ('{e.args[0]}' is not allowed)" if isinstance(e, ValueError) and e.args else ""
+        table.fail(f"expected a number or an expression of {', '.join(BOUND_NAMES)} with + - * / "
+                   f"(e.g. \"threads * 32768\"), got {value!r}{part}", name)
+    return Bound(value, tree)
 
 
 @dataclass
@@ -40,14 +99,16 @@ class Finding:
     along: str = ""
     direction: str = ""
     tolerance: float = 0.0
-    low: float | None = None
-    high: float | None = None
+    low: object = None           # float, or a Bound for bounded findings
+    high: object = None
 
 
 @dataclass
 class Comparison:
     text: str
-    passed: bool | None          # None: no data to decide
+    passed: bool | None          # None: no data, or (inconclusive) within the noise
+    threads: tuple = ()          # the thread counts the comparison looks at
+    inconclusive: bool = False   # there was data, but the difference is within the noise
 
 
 @dataclass
@@ -56,6 +117,7 @@ class Verdict:
     status: str
     comparisons: list
     note: str = ""
+    checked_at: str = ""         # the thread counts, and where it held, failed, was noise
 
 
 # ---- schema ------------------------------------------------------------------------------
@@ -90,8 +152,9 @@ def parse(t: schema.Table, values: dict) -> "Finding":
                 where=t.get("where", selector_reader(values), {}))
     select = selector_reader(values)
     if kind in ("ratio", "bounded"):
-        f.low = t.get("min", schema.number, None)
-        f.high = t.get("max", schema.number, None)
+        limit = bound if kind == "bounded" else schema.number
+        f.low = t.get("min", limit, None)
+        f.high = t.get("max", limit, None)
         if f.low is None and f.high is None:
             t.fail(f"a {kind} finding needs min, max or both", "min")
     if kind == "ratio":
@@ -120,8 +183,8 @@ def parse(t: schema.Table, values: dict) -> "Finding":
 def describe(f: Finding) -> str:
     """The check in words, as the report shows it under the sentence."""
     what = f"{f.stat} {f.metric}"
-    bounds = " and ".join(s for s in (f"≥ {f.low:g}" if f.low is not None else "",
-                                      f"≤ {f.high:g}" if f.high is not None else "") if s)
+    bounds = " and ".join(s for s in (f"≥ {_g(f.low)}" if f.low is not None else "",
+                                      f"≤ {_g(f.high)}" if f.high is not None else "") if s)
     if f.kind == "ratio":
         text = f"{what}: {_sel(f.numerator)} / {_sel(f.denominator)} {bounds}"
     elif f.kind == "order":
@@ -134,7 +197,15 @@ def describe(f: Finding) -> str:
         text = f"{what} {bounds}"
     if f.tolerance:
         text += f" (tolerance {f.tolerance:.0%})"
-    return text + (f", where {_sel(f.where)}" if f.where else "") + ", in every cell"
+    noise = ("; decided beyond the noise (95% bootstrap interval of the medians' ratio)"
+             if f.stat == "median" and f.kind != "trend" else
+             "; the ends decided beyond the noise (95% bootstrap interval)" if f.kind == "trend"
+             else "")
+    return text + (f", where {_sel(f.where)}" if f.where else "") + ", in every cell" + noise
+
+
+def _g(limit) -> str:
+    return str(limit) if isinstance(limit, Bound) else f"{limit:g}"
 
 
 def _sel(selector: dict) -> str:
@@ -149,12 +220,44 @@ def check(f: Finding, rows: list) -> Verdict:
     except Exception as e:   # a bug here must not hide the rest of the report; exit code says it
         return Verdict(f, ERROR, [], f"check failed: {type(e).__name__}: {e}")
     decided = [c for c in comparisons if c.passed is not None]
-    missing = len(comparisons) - len(decided)
-    note = f"{missing} of {len(comparisons)} comparisons had no data" if missing else ""
-    if not decided:
-        return Verdict(f, UNDECIDED, comparisons, note or "no data for this finding")
-    status = HOLDS if all(c.passed for c in decided) else FAILS
-    return Verdict(f, status, sorted(comparisons, key=lambda c: c.passed is not False), note)
+    noisy = [c for c in comparisons if c.inconclusive]
+    missing = len(comparisons) - len(decided) - len(noisy)
+    notes = [f"{len(noisy)} of {len(comparisons)} comparisons within the noise" if noisy else "",
+             f"{missing} of {len(comparisons)} comparisons had no data" if missing else ""]
+    note = "; ".join(n for n in notes if n)
+    at = _checked_at(comparisons)
+    if not decided and not noisy:
+        return Verdict(f, UNDECIDED, comparisons, note or "no data for this finding", at)
+    if any(c.passed is False for c in decided):
+        status = FAILS
+    elif noisy:
+        status = NOISE
+    else:
+        status = HOLDS
+    order = {False: 0, None: 1, True: 2}
+    return Verdict(f, status, sorted(comparisons, key=lambda c: (order[c.passed],
+                                                                  not c.inconclusive)), note, at)
+
+
+def _checked_at(comparisons: list) -> str:
+    """"threads 1, 2, 4, 8: holds at 4, 8; does not hold at 1, 2" from the comparisons."""
+    every = sorted({t for c in comparisons for t in c.threads})
+    if not every:
+        return ""
+    groups = {"holds": set(), "does not hold": set(), "within the noise": set(),
+              "no data": set()}
+    for c in comparisons:
+        key = ("holds" if c.passed else "does not hold" if c.passed is False
+               else "within the noise" if c.inconclusive else "no data")
+        groups[key].update(c.threads)
+    # A thread count is "holds" only when no comparison there failed or was noise.
+    failing = groups["does not hold"]
+    groups["within the noise"] -= failing
+    groups["holds"] -= failing | groups["within the noise"]
+    groups["no data"] -= failing | groups["within the noise"] | groups["holds"]
+    parts = [f"{key} at {', '.join(map(str, sorted(ts)))}" for key, ts in groups.items() if ts]
+    label = "thread count" if len(every) == 1 else "thread counts"
+    return f"checked at {label} {', '.join(map(str, every))}: " + "; ".join(parts)
 
 
 def _matches(selector: dict, row) -> bool:
@@ -164,6 +267,20 @@ def _matches(selector: dict, row) -> bool:
 def _value(f: Finding, row) -> float | None:
     stat = row.stats.get(f.metric)
     return stat.get(f.stat) if stat else None
+
+
+def _samples(f: Finding, row) -> tuple:
+    """What the bootstrap resamples: the trials for the median, else the one statistic."""
+    stat = row.stats.get(f.metric)
+    if stat is None:
+        return ()
+    if f.stat == "median" and stat.values:
+        return stat.values
+    return (stat.get(f.stat),)
+
+
+def _threads(*rows) -> tuple:
+    return tuple(sorted({r.axis("threads") for r in rows}))
 
 
 def _cells(rows: list, compared: set) -> list:
@@ -185,19 +302,24 @@ def _name(row, axes) -> str:
                     else f"{a}={row.axis(a)}" for a in sorted(axes))
 
 
-def _within(f: Finding, x: float) -> bool:
-    return (f.low is None or x >= f.low) and (f.high is None or x <= f.high)
-
-
 def _pairs(f: Finding, members: list):
     nums = [r for r in members if _matches(f.numerator, r)]
     dens = [r for r in members if _matches(f.denominator, r)]
     return [(n, d) for n in nums for d in dens if n is not d], bool(nums) != bool(dens)
 
 
-def _ratio(f: Finding, n, d) -> float | None:
-    vn, vd = _value(f, n), _value(f, d)
-    return vn / vd if vn is not None and vd else None
+def _ratio(f: Finding, n, d) -> stats.Estimate | None:
+    sn, sd = _samples(f, n), _samples(f, d)
+    if not sn or not sd or not _value(f, d):
+        return None
+    return stats.ratio(sn, sd)
+
+
+def _judged(text: str, estimate: stats.Estimate, low, high, threads: tuple) -> Comparison:
+    side = estimate.side(low, high)
+    if side is None:
+        return Comparison(f"{text}: within the noise", None, threads, inconclusive=True)
+    return Comparison(text, side, threads)
 
 
 def _check_ratio(f: Finding, rows: list) -> list:
@@ -207,12 +329,15 @@ def _check_ratio(f: Finding, rows: list) -> list:
         pairs, one_sided = _pairs(f, members)
         if one_sided:
             out.append(Comparison(_label(cell, "numerator or denominator has no configuration"),
-                                  None))
+                                  None, _threads(*members)))
         for n, d in pairs:
             label = _label(cell, f"{_name(n, compared)} / {_name(d, compared)}")
             r = _ratio(f, n, d)
-            out.append(Comparison(f"{label}: no data", None) if r is None else Comparison(
-                f"{label} = {_value_text(f, n)} / {_value_text(f, d)} = {r:.3g}", _within(f, r)))
+            if r is None:
+                out.append(Comparison(f"{label}: no data", None, _threads(n, d)))
+                continue
+            text = f"{label} = {_value_text(f, n)} / {_value_text(f, d)} = {r.text()}"
+            out.append(_judged(text, r, f.low, f.high, _threads(n, d)))
     return out
 
 
@@ -222,15 +347,24 @@ def _check_order(f: Finding, rows: list) -> list:
         by_value = {r.axis(f.by): r for r in members}
         chain = [(v, by_value.get(v)) for v in f.order]
         for (a, ra), (b, rb) in zip(chain, chain[1:]):
+            present = [r for r in (ra, rb) if r]
+            higher_first = f.direction == "decreasing"
+            sign = "≥" if higher_first else "≤"
             va, vb = (_value(f, r) if r else None for r in (ra, rb))
             if va is None or vb is None:
-                out.append(Comparison(_label(cell, f"{a} vs {b}: no data"), None))
+                out.append(Comparison(_label(cell, f"{a} vs {b}: no data"), None,
+                                      _threads(*present)))
                 continue
-            higher_first = f.direction == "decreasing"
-            ok = va >= vb * (1 - f.tolerance) if higher_first else va <= vb * (1 + f.tolerance)
-            sign = "≥" if higher_first else "≤"
-            out.append(Comparison(
-                _label(cell, f"{a} {_value_text(f, ra)} {sign} {b} {_value_text(f, rb)}"), ok))
+            r = _ratio(f, ra, rb)
+            if r is None:           # vb == 0: no ratio, and no noise to speak of
+                out.append(Comparison(_label(cell, f"{a} {_value_text(f, ra)} {sign} {b} "
+                                                   f"{_value_text(f, rb)}"),
+                                      va >= vb if higher_first else va <= vb, _threads(ra, rb)))
+                continue
+            text = _label(cell, f"{a} {_value_text(f, ra)} {sign} {b} {_value_text(f, rb)} "
+                                f"(ratio {r.text()})")
+            low, high = (1 - f.tolerance, None) if higher_first else (None, 1 + f.tolerance)
+            out.append(_judged(text, r, low, high, _threads(ra, rb)))
     return out
 
 
@@ -238,35 +372,54 @@ def _check_trend(f: Finding, rows: list) -> list:
     compared = {f.along} | set(f.numerator) | set(f.denominator)
     out = []
     for cell, members in _cells(rows, compared):
-        series: dict = {}           # series name -> [(along value, y)]
+        series: dict = {}           # series name -> [(along value, y, [samples], [rows])]
         if f.numerator:
             for n, d in _pairs(f, members)[0]:
                 if n.axis(f.along) == d.axis(f.along):
                     key = f"{_name(n, compared - {f.along})} / {_name(d, compared - {f.along})}"
-                    series.setdefault(key, []).append((n.axis(f.along), _ratio(f, n, d)))
+                    r = _ratio(f, n, d)
+                    series.setdefault(key, []).append(
+                        (n.axis(f.along), r.value if r else None,
+                         [_samples(f, n), _samples(f, d)], [n, d]))
         else:
             for r in members:
-                series.setdefault("", []).append((r.axis(f.along), _value(f, r)))
+                series.setdefault("", []).append((r.axis(f.along), _value(f, r), [_samples(f, r)],
+                                                  [r]))
         for name, points in series.items():
-            points = sorted(p for p in points if p[1] is not None)
+            points = sorted((p for p in points if p[1] is not None), key=lambda p: p[0])
             label = _label(cell, name)
             if len(points) < 2:
-                out.append(Comparison(f"{label}: fewer than two {f.along} values with data", None))
+                out.append(Comparison(f"{label}: fewer than two {f.along} values with data", None,
+                                      _threads(*(r for p in series[name] for r in p[3]))))
                 continue
             out.append(_trend_comparison(f, label, points))
     return out
 
 
 def _trend_comparison(f: Finding, label: str, points: list) -> Comparison:
-    ys = [y for _, y in points]
+    ys = [p[1] for p in points]
     rising = f.direction == "increasing"
-    # Each step may go against the trend by at most the tolerance; the ends must follow it.
+    threads = _threads(*(r for p in points for r in p[3]))
+    # Each step may go against the trend by at most the tolerance (on the medians); the last
+    # value must be beyond the first beyond the noise (bootstrap of last / first).
     steps_ok = all((b >= a * (1 - f.tolerance)) if rising else (b <= a * (1 + f.tolerance))
                    for a, b in zip(ys, ys[1:]))
-    ends_ok = ys[-1] > ys[0] if rising else ys[-1] < ys[0]
+    first, last = points[0][2], points[-1][2]
+    k = len(first)
+    if k == 2:
+        ends = stats.estimate(first + last, lambda a, b, c, d: (c / d) / (a / b))
+    else:
+        ends = stats.estimate(first + last, lambda a, c: c / a)
     shown = " → ".join(f"{y:.3g}" if f.numerator else metrics.fmt(f.metric, y) for y in ys)
-    along = " → ".join(str(x) for x, _ in points)
-    return Comparison(_label(label, f"{shown} over {f.along} {along}"), steps_ok and ends_ok)
+    along = " → ".join(str(p[0]) for p in points)
+    text = _label(label, f"{shown} over {f.along} {along}; last / first = "
+                         f"{ends.text() if ends else 'no data'}")
+    if not steps_ok:
+        return Comparison(text, False, threads)
+    if ends is None:
+        return Comparison(text, None, threads)
+    return _judged(text, ends, 1.0, None, threads) if rising else \
+        _judged(text, ends, None, 1.0, threads)
 
 
 def _check_bounded(f: Finding, rows: list) -> list:
@@ -274,9 +427,26 @@ def _check_bounded(f: Finding, rows: list) -> list:
     for cell, members in _cells(rows, set()):
         for r in members:
             v = _value(f, r)
-            out.append(Comparison(_label(cell or "all", "no data"), None) if v is None else
-                       Comparison(_label(cell or "all", _value_text(f, r)), _within(f, v)))
+            name = _label(cell or "all", "")
+            if v is None:
+                out.append(Comparison(_label(cell or "all", "no data"), None, _threads(r)))
+                continue
+            low = f.low.at(r) if f.low is not None else None
+            high = f.high.at(r) if f.high is not None else None
+            limits = " and ".join(s for s in (
+                f"≥ {_limit_text(f, f.low, low)}" if low is not None else "",
+                f"≤ {_limit_text(f, f.high, high)}" if high is not None else "") if s)
+            est = stats.estimate([_samples(f, r)], lambda x: x)
+            shown = (est.text(lambda x: metrics.fmt(f.metric, x)) if est.has_noise_estimate
+                     else metrics.fmt(f.metric, v))
+            text = f"{name}: {f.stat} {shown} {metrics.METRICS[f.metric][1]}, bound {limits}"
+            out.append(_judged(text, est, low, high, _threads(r)))
     return out
+
+
+def _limit_text(f: Finding, limit: Bound, value: float) -> str:
+    shown = metrics.fmt(f.metric, value)
+    return shown if limit.tree is None else f"{limit.text} = {shown}"
 
 
 def _value_text(f: Finding, row) -> str:

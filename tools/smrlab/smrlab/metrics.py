@@ -61,10 +61,14 @@ def fmt(metric: str, number: float | None) -> str:
 
 @dataclass(frozen=True)
 class Stat:
+    """One metric of one configuration over its successful trials: the median, the interval
+    the plots and tables show (min-max over the trials), how many trials, and their values
+    (for the bootstrap of a comparison, stats.py)."""
     median: float
     low: float
     high: float
     n: int
+    values: tuple = ()
 
     def get(self, which: str) -> float:
         return {"median": self.median, "min": self.low, "max": self.high}[which]
@@ -95,6 +99,7 @@ def aggregate(configs: list, entries: list[dict]) -> list[Row]:
         for metric in METRICS:
             values = [v for v in (value(r, metric) for r in records) if v is not None]
             if values:
-                stats[metric] = Stat(statistics.median(values), min(values), max(values), len(values))
+                stats[metric] = Stat(statistics.median(values), min(values), max(values),
+                                     len(values), tuple(values))
         rows.append(Row(config, len(records), len(mine) - len(records), stats))
     return rows

@@ -18,15 +18,16 @@ table { border-collapse: collapse; font-size: 12px; } td, th { border: 1px solid
 th { background: #f3f3f3; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 8px; color: #fff; font-weight: 600; }
 .holds { background: #2e7d32; } .fails { background: #c62828; } .undecided { background: #757575; }
-.error { background: #6a1b9a; }
+.error { background: #6a1b9a; } .noise { background: #ef6c00; }
 .warn { background: #fff3e0; border-left: 4px solid #ef6c00; padding: .5em 1em; }
 li.pass::marker { content: "✓ "; color: #2e7d32; } li.fail::marker { content: "✗ "; color: #c62828; }
 li.none::marker { content: "? "; color: #757575; }
+li.noise::marker { content: "~ "; color: #ef6c00; }
 pre { background: #f7f7f7; padding: .6em; overflow-x: auto; }
 img { max-width: 100%; border: 1px solid #eee; margin: .5em 0; } .muted { color: #666; }
 """
 BADGE = {findings.HOLDS: "holds", findings.FAILS: "fails", findings.UNDECIDED: "undecided",
-         findings.ERROR: "error"}
+         findings.NOISE: "noise", findings.ERROR: "error"}
 SHOWN_COMPARISONS = 12
 
 
@@ -84,13 +85,18 @@ def _findings(verdicts: list) -> list:
                    f"{esc(v.finding.text)}</h3><p class='muted'>Checked: "
                    f"{esc(findings.describe(v.finding))}.{' ' + esc(v.note) + '.' if v.note else ''}"
                    f"</p>")
-        items = [f"<li class='{ {True: 'pass', False: 'fail', None: 'none'}[c.passed]}'>"
-                 f"{esc(c.text)}</li>" for c in v.comparisons]
+        if v.checked_at:
+            out.append(f"<p><b>{esc(v.checked_at[0].upper() + v.checked_at[1:])}.</b></p>")
+        items = [f"<li class='{_mark(c)}'>{esc(c.text)}</li>" for c in v.comparisons]
         out.append("<ul>" + "".join(items[:SHOWN_COMPARISONS]) + "</ul>")
         if len(items) > SHOWN_COMPARISONS:
             out.append(f"<details><summary>{len(items) - SHOWN_COMPARISONS} more comparisons"
                        f"</summary><ul>{''.join(items[SHOWN_COMPARISONS:])}</ul></details>")
     return out
+
+
+def _mark(c) -> str:
+    return "noise" if c.inconclusive else {True: "pass", False: "fail", None: "none"}[c.passed]
 
 
 def _status(results) -> list:

@@ -1,4 +1,6 @@
-"""Checking findings against aggregated rows."""
+"""Checking findings against aggregated rows: bounds, the noise, the thread counts."""
+
+import pytest
 
 from smrlab import findings, schema
 from smrlab.experiment import Config, Reclaimer
@@ -27,7 +29,8 @@ def test_ratio_holds_fails_and_names_the_deciding_numbers():
     v = findings.check(f, rows)
     assert v.status == findings.FAILS
     assert [c.passed for c in v.comparisons] == [False, True]      # failures first
-    assert v.comparisons[0].text == "threads=2: hp / none = 9.5 Mops/s / 10 Mops/s = 0.95"
+    assert v.comparisons[0].text == "threads=2: hp / none = 9.5 Mops/s / 10 Mops/s = 0.95 (1 trial " \
+                                    "each: no noise estimate)"
     rows[3] = row("hp", 2, throughput_ops_s=8e6)
     assert findings.check(f, rows).status == findings.HOLDS
 
@@ -65,7 +68,8 @@ def test_trend_of_a_ratio_along_an_axis():
     rising = [row("hp", key_range=k, ns_per_op=r * 10 * k) for k, r in ((2, 1.0), (20, 1.5), (200, 3))]
     v = findings.check(f, rows + rising)
     assert v.status == findings.HOLDS
-    assert v.comparisons[0].text == "hp / none: 1 → 1.5 → 3 over key_range 2 → 20 → 200"
+    assert v.comparisons[0].text == "hp / none: 1 → 1.5 → 3 over key_range 2 → 20 → 200; last / " \
+                                    "first = 3 (1 trial each: no noise estimate)"
     flat = [row("hp", key_range=k, ns_per_op=r * 10 * k) for k, r in ((2, 1.0), (20, 1.02), (200, 0.99))]
     assert findings.check(f, rows + flat).status == findings.FAILS      # ends must rise
 
@@ -73,7 +77,7 @@ def test_trend_of_a_ratio_along_an_axis():
 def test_bounded_uses_the_chosen_statistic():
     f = finding(kind="bounded", metric="peak_unreclaimed", stat="max", max=100)
     v = findings.check(f, [row(peak_unreclaimed=95)])        # trials range over 85.5 .. 104.5
-    assert v.status == findings.FAILS and v.comparisons[0].text == "all: 105 nodes"
+    assert v.status == findings.FAILS and v.comparisons[0].text == "all: max 105 nodes, bound ≤ 100"
     f.stat = "median"
     assert findings.check(f, [row(peak_unreclaimed=95)]).status == findings.HOLDS
     assert findings.check(f, []).status == findings.UNDECIDED
@@ -83,3 +87,73 @@ def test_a_broken_check_is_an_error_verdict_not_a_crash():
     f = finding(kind="bounded", metric="ops", max=1)
     v = findings.check(f, [object()])
     assert v.status == findings.ERROR and "check failed" in v.note
+
+
+def trials(reclaimer="ebr", threads=1, stall=0, **values) -> Row:
+    """A row whose metrics come with their trial values (for the bootstrap)."""
+    config = Config("l", Reclaimer(reclaimer), "system", threads, (50, 50, 0), 2, stall, 1.0, 1,
+                    False)
+    stats = {m: Stat(sorted(v)[len(v) // 2], min(v), max(v), len(v), tuple(v))
+             for m, v in values.items()}
+    return Row(config, len(next(iter(values.values()))), 0, stats)
+
+
+def test_a_ratio_is_decided_beyond_the_noise_only():
+    f = finding(kind="ratio", metric="throughput_ops_s", numerator={"reclaimer": "hp"},
+                denominator={"reclaimer": "none"}, max=0.9)
+    base = trials("none", throughput_ops_s=[10.0, 10.1, 9.9])
+    clear = findings.check(f, [base, trials("hp", throughput_ops_s=[5.0, 5.1, 4.9])])
+    assert clear.status == findings.HOLDS
+    text = clear.comparisons[0].text
+    assert text.startswith("hp / none = 5e-06 Mops/s / 1e-05 Mops/s = 0.5 [")
+    low, high = (float(x) for x in text.split("[")[1].split(",")[0].split("–"))
+    assert 0.48 <= low <= 0.5 <= high <= 0.52
+    assert "95% bootstrap, 3+3 trials]" in text
+    # medians 8.5 vs 10 (ratio 0.85) but the trials overlap the bound: not decided either way
+    noisy = findings.check(f, [base, trials("hp", throughput_ops_s=[7.0, 8.5, 10.5])])
+    assert noisy.status == findings.NOISE
+    assert noisy.comparisons[0].inconclusive and noisy.comparisons[0].text.endswith(
+        ": within the noise")
+    assert noisy.note == "1 of 1 comparisons within the noise"
+    # clearly beyond the bound the other way: fails
+    worse = findings.check(f, [base, trials("hp", throughput_ops_s=[9.6, 9.7, 9.8])])
+    assert worse.status == findings.FAILS
+
+
+def test_a_bound_can_be_the_algorithms_own():
+    f = finding(kind="bounded", metric="peak_unreclaimed", stat="max",
+                where={"reclaimer": "hp"}, max="threads * 32768")
+    assert findings.describe(f).startswith("max peak_unreclaimed ≤ threads * 32768, where")
+    ok = findings.check(f, [trials("hp", threads=4, peak_unreclaimed=[100000, 120000, 131000])])
+    assert ok.status == findings.HOLDS
+    assert ok.comparisons[0].text == "all: max 131,000 nodes, bound ≤ threads * 32768 = 131,072"
+    over = findings.check(f, [trials("hp", threads=2, peak_unreclaimed=[70000])])
+    assert over.status == findings.FAILS
+
+
+@pytest.mark.parametrize("expression, problem", [
+    ("threads ** 2", "got 'threads ** 2'"),
+    ("__import__('os')", "got \"__import__('os')\""),
+    ("cores * 2", "('cores' is not allowed)"),
+    (True, "got boolean True"),
+])
+def test_a_bound_expression_is_checked(expression, problem):
+    with pytest.raises(schema.SchemaError) as error:
+        finding(kind="bounded", metric="peak_unreclaimed", max=expression)
+    message = str(error.value)
+    assert message.startswith("x.toml: finding[0].max: expected a number or an expression of "
+                              "threads, key_range, stall") and problem in message
+
+
+def test_each_verdict_states_the_thread_counts_and_where_it_holds():
+    f = finding(kind="ratio", metric="avg_unreclaimed_per_op", numerator={"reclaimer": "hp"},
+                denominator={"reclaimer": "ebr"}, max=1.0)
+    rows = []
+    for t, hp in ((1, 50), (2, 45), (4, 10), (8, 12)):
+        rows += [row("ebr", t, avg_unreclaimed_per_op=40), row("hp", t, avg_unreclaimed_per_op=hp)]
+    v = findings.check(f, rows)
+    assert v.status == findings.FAILS
+    assert v.checked_at == "checked at thread counts 1, 2, 4, 8: holds at 4, 8; does not hold " \
+                           "at 1, 2"
+    one = findings.check(f, rows[4:6])
+    assert one.checked_at == "checked at thread count 4: holds at 4"
