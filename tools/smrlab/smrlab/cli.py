@@ -65,8 +65,9 @@ def cmd_plot(args) -> int:
     loaded = results.load(results.resolve_dir(args.target, args.out, args.quick))
     _check_outputs(loaded.root, report=False)
     for fig in plots.make_all(loaded, loaded.root / "plots"):
-        print(fig.png)
-        print(fig.svg)
+        for path in (fig.png, fig.svg, fig.csv):
+            if path:
+                print(path)
     return 0
 
 
@@ -115,7 +116,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--retry-failed", action="store_true", help="run failed trials again")
     run.set_defaults(func=cmd_run)
 
-    for name, func, text in [("plot", cmd_plot, "write PNG and SVG plots"),
+    for name, func, text in [("plot", cmd_plot, "write PNG and SVG plots and their CSV tables"),
                              ("report", cmd_report, "write the HTML report and print its path"),
                              ("summary", cmd_summary, "throughput table on the terminal")]:
         cmd = sub.add_parser(name, help=text)

@@ -102,6 +102,7 @@ class RunSettings:
 class PlotSettings:
     x: str = "threads"
     logx: bool = False
+    logy: list = field(default_factory=list)       # metrics drawn on a logarithmic y axis
     metrics: list = field(default_factory=lambda: ["throughput_ops_s", "peak_rss_bytes",
                                                    "avg_unreclaimed_per_op"])
     bars: list = field(default_factory=list)        # [{"metric", "group", "where"}]
@@ -401,6 +402,13 @@ def _read_plots(t: schema.Table, values: dict) -> PlotSettings:
     plots.x = t.get("x", schema.one_of(*NUMERIC_AXES), plots.x)
     plots.logx = t.get("logx", schema.boolean, plots.logx)
     plots.metrics = t.get("metrics", schema.list_of(metric_name, "metric names"), plots.metrics)
+
+    def logy(value, table, name):
+        if value is True or value is False:
+            return list(plots.metrics) if value else []
+        return schema.list_of(metric_name, "metric names (or true for every line metric)")(
+            value, table, name)
+    plots.logy = t.get("logy", logy, [])
     for i, raw in enumerate(t.get("bars", _array_of_tables, [])):
         bt = schema.Table(raw, t.origin, t.path(f"bars[{i}]"))
         plots.bars.append({

@@ -1,8 +1,14 @@
-"""Figures (PNG and SVG) from a results directory: metric vs threads (median line, min/max
-error bars), bars comparing variants, timeline graphs and garbage per epoch."""
+"""Figures from a results directory, in one style (style.py): metric vs a numeric axis (median
+with min-max error bars, one panel per combination of the other varying axes, panels in a row
+sharing the y axis, y from 0 unless logarithmic), bars comparing variants, timeline graphs and
+garbage per epoch. Each figure is written as PNG (200 dpi) and SVG, with the table it plots as
+CSV beside it, all named after the experiment, the panel selection and the metric."""
 
+import csv
+import io
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -11,52 +17,90 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
 
-from smrlab import metrics, timeline  # noqa: E402
+from smrlab import metrics, style, timeline  # noqa: E402
 from smrlab.axes import AXES, NAME_AXES  # noqa: E402
+from smrlab.files import replacing, write_atomically  # noqa: E402
 
 MAX_TIMELINES = 12          # timeline graphs per report: the first trial of each config
 BOX_COLOURS = ["#e6550d", "#31a354", "#756bb1", "#d6616b", "#8c6d31", "#636363"]
 EPOCH_COLOUR = "#1f5fbf"    # the paper's blue dots; no box uses blue
+CAPTION_STATS = f"median of each configuration's trials; error bars: {style.ERROR_BARS}"
 
 
 @dataclass
 class Figure:
-    name: str
+    name: str                   # file stem: <experiment>-<what>
     title: str
     png: Path
     svg: Path
+    csv: Path | None = None
+    metric: str = ""            # the metric plotted ("" for timelines)
+    caption: str = ""
+    where: dict = field(default_factory=dict)      # the selection plotted (bars)
 
 
 def make_all(results, out_dir: Path) -> list:
     out_dir.mkdir(parents=True, exist_ok=True)
     settings = results.experiment.plots
-    colours = _reclaimer_colours(results.rows)
+    prefix = _slug(results.experiment.name)
+    rows = results.rows
     figures = []
-    for metric in settings.metrics:
-        figures += _lines(results.rows, metric, settings.x, settings.logx, colours, out_dir)
-    for i, bars in enumerate(settings.bars or [{"metric": "throughput_ops_s", "group": None,
-                                                "where": {}}]):
-        figures += _bars(results.rows, bars, i, colours, out_dir)
-    shown = _first_trials(results.timelines())[:MAX_TIMELINES]
-    loaded = [(config, trial, timeline.read(path)) for config, trial, path in shown]
-    for config, trial, tl in loaded:
-        figures.append(_timeline(config, trial, tl, out_dir))
-    figures += _per_epoch(loaded, out_dir)
+    with plt.rc_context(style.FONT):
+        plotted = []
+        # every line metric, then any finding's metric that no plot shows, so that each claim
+        # has its plot beside it in the report
+        wanted = list(dict.fromkeys(settings.metrics))
+        bar_metrics = {b["metric"] for b in settings.bars}
+        for f in results.experiment.findings:
+            if f.metric not in wanted and f.metric not in bar_metrics:
+                wanted.append(f.metric)
+        for metric in wanted:
+            made = _lines(rows, metric, settings.x, settings.logx,
+                          metric in settings.logy, out_dir, prefix)
+            plotted += [metric] if made else []
+            figures += made
+        bars = settings.bars or [{"metric": "throughput_ops_s", "group": None, "where": {}}]
+        for spec in bars:
+            figures += _bars(rows, spec, out_dir, prefix, settings.logy)
+        for f in results.experiment.findings:      # a claim whose metric has no line plot
+            if f.metric not in plotted and not any(b["metric"] == f.metric for b in bars):
+                figures += _bars(rows, {"metric": f.metric, "group": None, "where": {}},
+                                 out_dir, prefix, settings.logy)
+                plotted.append(f.metric)
+        shown = _first_trials(results.timelines())[:MAX_TIMELINES]
+        loaded = [(config, trial, timeline.read(path)) for config, trial, path in shown]
+        for config, trial, tl in loaded:
+            figures.append(_timeline(config, trial, tl, out_dir, prefix))
+        figures += _per_epoch(loaded, out_dir, prefix)
     return figures
 
 
-def _save(fig, out_dir: Path, name: str, title: str) -> Figure:
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", str(text)).strip("_") or "x"
+
+
+def _save(fig, out_dir: Path, name: str, title: str, table: list | None = None, **info) -> Figure:
+    """PNG (200 dpi) and SVG, and the plotted table as CSV, each replaced atomically."""
     png, svg = out_dir / f"{name}.png", out_dir / f"{name}.svg"
-    fig.savefig(png, dpi=110, bbox_inches="tight")
-    fig.savefig(svg, bbox_inches="tight")
-    plt.close(fig)
-    return Figure(name, title, png, svg)
+    try:
+        for path, fmt in ((png, "png"), (svg, "svg")):
+            with replacing(path) as tmp:
+                fig.savefig(tmp, format=fmt, dpi=style.DPI, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    csv_path = None
+    if table:
+        csv_path = out_dir / f"{name}.csv"
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerows(table)
+        write_atomically(csv_path, buffer.getvalue())
+    return Figure(name, title, png, svg, csv_path, **info)
 
 
-def _reclaimer_colours(rows: list) -> dict:
-    labels = list(dict.fromkeys(r.axis("reclaimer") for r in rows))
-    palette = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20").colors
-    return {label: palette[i % len(palette)] for i, label in enumerate(labels)}
+def _looks(rows: list) -> dict:
+    return style.looks(list(dict.fromkeys((r.axis("reclaimer"), r.config.reclaimer.name)
+                                          for r in rows)))
 
 
 def _facets(rows: list, fixed: set) -> list:
@@ -69,71 +113,114 @@ def _facets(rows: list, fixed: set) -> list:
              members) for key, members in groups.items()]
 
 
-def _grid(n: int, width: float = 5.0, height: float = 3.6):
+def _grid(n: int, width: float = 5.2, height: float = 3.9, sharex: bool = True):
+    """Panels side by side share the y axis (one row, one scale) and all share x."""
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows + 0.6),
+                             squeeze=False, sharey="row", sharex="all" if sharex else "none",
+                             layout="constrained")
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     return fig, list(axes.flat)
 
 
-def _legend(fig, axes):
+def _legend(fig, axes, ncols: int = 6):
     handles = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
     if handles:
         fig.legend(handles.values(), handles.keys(), loc="outside lower center",
-                   ncols=min(len(handles), 6), frameon=False)
+                   ncols=min(len(handles), ncols), frameon=False)
 
 
-def _lines(rows, metric, x, logx, colours, out_dir) -> list:
+def _y_axis(ax, metric: str, log: bool):
+    ax.set_ylabel(metrics.label(metric))
+    if log:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)           # throughput, memory, counts: the scale starts at 0
+
+
+def _stat_columns(metric: str) -> list:
+    unit = metrics.METRICS[metric][1]
+    return [f"{metric} median ({unit})", f"{metric} min ({unit})", f"{metric} max ({unit})",
+            "trials"]
+
+
+def _stat_cells(metric: str, stat) -> list:
+    return [f"{metrics.scaled(metric, v):.6g}" for v in (stat.median, stat.low, stat.high)] \
+        + [stat.n]
+
+
+def _lines(rows, metric, x, logx, logy, out_dir, prefix) -> list:
     rows = [r for r in rows if metric in r.stats]
     if len({r.axis(x) for r in rows}) < 2:
         return []
     facets = _facets(rows, {x, "reclaimer"})
+    looks = _looks(rows)
     fig, axes = _grid(len(facets))
-    fig.set_layout_engine("constrained")
+    panel_axes = [a for a in AXES if a not in (x, "reclaimer")
+                  and len({r.axis(a) for r in rows}) > 1]
+    table = [["panel"] + panel_axes + ["reclaimer", x] + _stat_columns(metric)]
     for ax, (title, members) in zip(axes, facets):
         for label in dict.fromkeys(r.axis("reclaimer") for r in members):
-            line = sorted((r for r in members if r.axis("reclaimer") == label), key=lambda r: r.axis(x))
+            line = sorted((r for r in members if r.axis("reclaimer") == label),
+                          key=lambda r: r.axis(x))
             xs = [r.axis(x) for r in line]
             med = [metrics.scaled(metric, r.stats[metric].median) for r in line]
             low = [m - metrics.scaled(metric, r.stats[metric].low) for m, r in zip(med, line)]
             high = [metrics.scaled(metric, r.stats[metric].high) - m for m, r in zip(med, line)]
-            ax.errorbar(xs, med, yerr=[low, high], label=label, color=colours[label], marker="o",
-                        markersize=3, capsize=3, linewidth=1.2)
-        ax.set_title(title or metrics.METRICS[metric][0], fontsize=9)
+            ax.errorbar(xs, med, yerr=[low, high], label=label, markersize=6, capsize=3,
+                        linewidth=1.6, **looks[label].line_kwargs())
+            for r in line:
+                table.append([title] + [r.axis(a) for a in panel_axes] + [label, r.axis(x)]
+                             + _stat_cells(metric, r.stats[metric]))
+        ax.set_title(title or metrics.METRICS[metric][0])
         ax.set_xlabel(x.replace("_", " "))
-        ax.set_ylabel(metrics.label(metric), fontsize=8)
+        _y_axis(ax, metric, logy)
         if logx:
             ax.set_xscale("log")
             ax.minorticks_off()
-        ticks = sorted({r.axis(x) for r in members})
+        ticks = sorted({r.axis(x) for r in rows})
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.grid(alpha=0.3)
+    for ax in axes[len(facets):]:
+        ax.set_ylabel("")
     _legend(fig, axes)
-    title = f"{metrics.METRICS[metric][0]} vs {x.replace('_', ' ')} (median, min–max)"
-    fig.suptitle(title, fontsize=11)
-    return [_save(fig, out_dir, f"{metric}-vs-{x}", title)]
+    what = f"{metrics.METRICS[metric][0]} vs {x.replace('_', ' ')}"
+    fig.suptitle(what)
+    caption = (f"{what}{' (log scale)' if logx or logy else ''}: {CAPTION_STATS}; one panel per "
+               f"{', '.join(panel_axes) or 'experiment'}, panels in a row share the y axis.")
+    return [_save(fig, out_dir, f"{prefix}-{_slug(metric)}-vs-{_slug(x)}", what, table,
+                  metric=metric, caption=caption)]
 
 
-def _bars(rows, spec, index, colours, out_dir) -> list:
+def _selection_slug(where: dict) -> str:
+    return "-".join(f"{a}={'+'.join(map(str, v))}" for a, v in where.items())
+
+
+def _bars(rows, spec, out_dir, prefix, logy_metrics=()) -> list:
     metric, group = spec["metric"], spec["group"]
     rows = [r for r in rows if metric in r.stats
             and all(r.axis(a) in vals for a, vals in spec["where"].items())]
     if not rows:
         return []
+    at = None
     if "threads" not in spec["where"] and group != "threads":
         at = max(r.axis("threads") for r in rows)       # "at one thread count": the largest
         rows = [r for r in rows if r.axis("threads") == at]
     facets = _facets(rows, {"reclaimer", group})
-    one_thread_count = len({r.axis("threads") for r in rows}) == 1
-    fig, axes = _grid(len(facets))
-    fig.set_layout_engine("constrained")
+    looks = _looks(rows)
+    fig, axes = _grid(len(facets), sharex=False)
     hatches = ["", "//", "..", "xx", "\\\\"]
     all_groups = list(dict.fromkeys(r.axis(group) for r in rows)) if group else [None]
+    panel_axes = [a for a in AXES if a not in ("reclaimer", group)
+                  and len({r.axis(a) for r in rows}) > 1]
+    table = [["panel"] + panel_axes + ["reclaimer"] + ([group] if group else [])
+             + ["threads"] + _stat_columns(metric)]
+    log = metric in logy_metrics
     for ax, (title, members) in zip(axes, facets):
         labels = list(dict.fromkeys(r.axis("reclaimer") for r in members))
         groups = [g for g in all_groups if any(group is None or r.axis(group) == g for r in members)]
@@ -147,23 +234,35 @@ def _bars(rows, spec, index, colours, out_dir) -> list:
                 s = row.stats[metric]
                 med = metrics.scaled(metric, s.median)
                 err = [[med - metrics.scaled(metric, s.low)], [metrics.scaled(metric, s.high) - med]]
-                ax.bar(i + (g - (len(groups) - 1) / 2) * width, med, width, yerr=err, capsize=2,
-                       color=colours[label], edgecolor="black", linewidth=0.4,
-                       hatch=hatches[all_groups.index(gvalue) % len(hatches)])
-        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
-        ax.set_ylabel(metrics.label(metric), fontsize=8)
-        if one_thread_count:                # otherwise threads is a facet and in the title
-            title = f"{title} threads={members[0].axis('threads')}".strip()
-        ax.set_title(title, fontsize=9)
+                ax.bar(i + (g - (len(groups) - 1) / 2) * width, med, width, yerr=err, capsize=3,
+                       linewidth=0.8, hatch=hatches[all_groups.index(gvalue) % len(hatches)],
+                       **looks[label].bar_kwargs())
+                table.append([title] + [row.axis(a) for a in panel_axes] + [label]
+                             + ([gvalue] if group else []) + [row.axis("threads")]
+                             + _stat_cells(metric, s))
+        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+        _y_axis(ax, metric, log)
+        if at is not None and len(facets) == 1:
+            title = f"{title} threads={at}".strip()
+        ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
     if group:       # colour is the reclaimer; the hatch tells the group apart
         fig.legend(handles=[Patch(facecolor="white", edgecolor="black", label=f"{group}={g}",
                                   hatch=hatches[i % len(hatches)])
                             for i, g in enumerate(all_groups)],
                    loc="outside lower center", ncols=min(len(all_groups), 6), frameon=False)
-    title = f"{metrics.METRICS[metric][0]} by reclaimer" + (f" and {group}" if group else "")
-    fig.suptitle(title, fontsize=11)
-    return [_save(fig, out_dir, f"bars-{index}-{metric}", title)]
+    what = f"{metrics.METRICS[metric][0]} by reclaimer" + (f" and {group}" if group else "")
+    if at is not None:
+        what += f", {at} threads"
+    fig.suptitle(what)
+    where = spec["where"]
+    name = "-".join(p for p in (prefix, _slug(metric), "by-reclaimer",
+                                f"and-{_slug(group)}" if group else "",
+                                _slug(_selection_slug(where)) if where else "",
+                                f"t{at}" if at is not None else "") if p)
+    caption = f"{what}: bar height is the {CAPTION_STATS}."
+    return [_save(fig, out_dir, name, what, table, metric=metric, caption=caption,
+                  where=where)]
 
 
 def _first_trials(timelines: list) -> list:
@@ -173,7 +272,15 @@ def _first_trials(timelines: list) -> list:
     return list(first.values())
 
 
-def _timeline(config, trial, tl, out_dir) -> Figure:
+def _config_slug(config) -> str:
+    parts = [config.ds, config.reclaimer.shown, config.allocator, f"t{config.threads}",
+             f"w{config.axis('workload').replace(',', '-')}", f"kr{config.key_range}"]
+    if config.stall:
+        parts.append(f"stall{config.stall}")
+    return _slug("-".join(parts))
+
+
+def _timeline(config, trial, tl, out_dir, prefix) -> Figure:
     """Epochs too epic §3.1: a row per thread, a box per reclamation event (colours alternate so
     neighbours differ), blue dots where a thread advanced the epoch, projected onto a bottom row
     so that stretches without any epoch change stand out."""
@@ -207,7 +314,7 @@ def _timeline(config, trial, tl, out_dir) -> Figure:
         ax.scatter([e.start_ns / 1e6 for e in signals], [row_of[e.thread] for e in signals],
                    marker="v", s=14, color="#c00000", zorder=4, rasterized=many)
     ax.set_yticks(list(range(len(threads))) + [bottom], [str(t) for t in threads] + ["all epochs"],
-                  fontsize=7)
+                  fontsize=9)
     ax.set_ylim(bottom + 0.7, -0.7)
     ax.set_xlim(0, max(tl.end_ns, 1) / 1e6)
     ax.set_xlabel("time since trial start (ms)")
@@ -221,25 +328,34 @@ def _timeline(config, trial, tl, out_dir) -> Figure:
     ] if tl.of_kind(kind) or (kind == "batch_free" and tl.of_kind("free_call"))]
     if legend:
         ax.legend(handles=[p for _, p in legend], loc="upper left", bbox_to_anchor=(1.0, 1.0),
-                  fontsize=7, frameon=False)
+                  fontsize=9, frameon=False)
     title = f"timeline: {config.describe()} #{trial}"
-    ax.set_title(title, fontsize=9)
-    return _save(fig, out_dir, f"timeline-{config.hash}-{trial}", title)
+    ax.set_title(title)
+    table = [["thread", "kind", "start_ms", "end_ms", "value"]] + [
+        [e.thread, e.kind, f"{e.start_ns / 1e6:.6f}", f"{e.end_ns / 1e6:.6f}", e.value]
+        for e in sorted(tl.events, key=lambda e: (e.thread, e.start_ns))]
+    return _save(fig, out_dir, f"{prefix}-timeline-{_config_slug(config)}-trial{trial}", title,
+                 table, caption=f"{title}: every event of the trial's timeline (Epochs too "
+                                f"epic §3.1), times in ms since the trial started.")
 
 
-def _per_epoch(loaded: list, out_dir: Path) -> list:
+def _per_epoch(loaded: list, out_dir: Path, prefix: str) -> list:
     series = [(config, trial, s) for config, trial, tl in loaded
               if (s := timeline.per_epoch(tl)) is not None]
     if not series:
         return []
-    fig, axes = _grid(len(series), width=5.5, height=3.0)
-    fig.set_layout_engine("constrained")
+    fig, axes = _grid(len(series), width=5.8, height=3.4, sharex=False)
+    table = [["configuration", "trial", "epoch", "value", "what"]]
     for ax, (config, trial, s) in zip(axes, series):
-        ax.plot(s.epochs, s.values, color=EPOCH_COLOUR, linewidth=0.9, drawstyle="steps-mid")
-        ax.set_title(f"{config.describe()} #{trial}", fontsize=8)
+        ax.plot(s.epochs, s.values, color=EPOCH_COLOUR, linewidth=1.0, drawstyle="steps-mid")
+        ax.set_title(f"{config.describe()} #{trial}", fontsize=9)
         ax.set_xlabel("epoch")
-        ax.set_ylabel(s.what, fontsize=7)
+        ax.set_ylabel(s.what, fontsize=9)
+        ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
+        table += [[config.describe(), trial, e, v, s.what] for e, v in zip(s.epochs, s.values)]
     title = "garbage per epoch (Epochs too epic Fig. 4)"
-    fig.suptitle(title, fontsize=11)
-    return [_save(fig, out_dir, "garbage-per-epoch", title)]
+    fig.suptitle(title)
+    return [_save(fig, out_dir, f"{prefix}-garbage-per-epoch", title, table,
+                  caption=f"{title}: one panel per configuration (first trial); panels in a "
+                          f"row share the y axis.")]

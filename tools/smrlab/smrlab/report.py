@@ -25,6 +25,9 @@ li.none::marker { content: "? "; color: #757575; }
 li.noise::marker { content: "~ "; color: #ef6c00; }
 pre { background: #f7f7f7; padding: .6em; overflow-x: auto; }
 img { max-width: 100%; border: 1px solid #eee; margin: .5em 0; } .muted { color: #666; }
+.claim { display: flex; gap: 1.5em; align-items: flex-start; border-top: 1px solid #eee;
+         padding-top: .5em; } .claim .plots { flex: 0 0 58%; } .claim .verdict { flex: 1; }
+.claim figure, figure { margin: 0 0 1em 0; } figcaption { font-size: 12px; }
 """
 BADGE = {findings.HOLDS: "holds", findings.FAILS: "fails", findings.UNDECIDED: "undecided",
          findings.NOISE: "noise", findings.ERROR: "error"}
@@ -58,16 +61,18 @@ def render(results, figures: list, verdicts: list) -> str:
     if len(results.identities) > 1:
         parts.append("<p class='warn'>This store mixes results from different builds or machines "
                      "(--allow-mixed); compare with care. See Environment.</p>")
-    parts += _findings(verdicts)
+    beside = {id(v): _figures_for(v.finding, figures) for v in verdicts}
+    parts += _findings(verdicts, beside)
     parts += _status(results)
-    parts.append("<h2>Plots</h2>")
-    for fig in figures:
-        data = base64.b64encode(fig.png.read_bytes()).decode()
-        parts.append(f"<figure><img alt='{esc(fig.title)}' src='data:image/png;base64,{data}'>"
-                     f"<figcaption class='muted'>{esc(fig.title)} — also {esc(fig.svg.name)}"
-                     f"</figcaption></figure>")
+    shown = {id(f) for figs in beside.values() for f in figs}
+    others = [f for f in figures if id(f) not in shown]
+    parts.append("<h2>Other plots</h2>" if shown else "<h2>Plots</h2>")
+    parts += [_figure(f) for f in others]
     if not figures:
         parts.append("<p>No plots: no data yet.</p>")
+    elif not others:
+        parts.append("<p class='muted'>Every plot is shown above, beside the claim it tests."
+                     "</p>")
     parts += _numbers(results, verdicts)
     parts += _configuration(results)
     parts += _environment(results)
@@ -76,22 +81,41 @@ def render(results, figures: list, verdicts: list) -> str:
     return "\n".join(parts)
 
 
-def _findings(verdicts: list) -> list:
-    out = ["<h2>Findings</h2>"]
+def _figures_for(finding, figures: list) -> list:
+    """The plots of a claim's metric: its line plot first, then bar charts."""
+    mine = [f for f in figures if f.metric == finding.metric]
+    return sorted(mine, key=lambda f: "-by-reclaimer" in f.name)[:2]
+
+
+def _figure(fig) -> str:
+    data = base64.b64encode(fig.png.read_bytes()).decode()
+    files = ", ".join(p.name for p in (fig.svg, fig.csv) if p)
+    return (f"<figure><img alt='{esc(fig.title)}' src='data:image/png;base64,{data}'>"
+            f"<figcaption class='muted'>{esc(fig.caption or fig.title)} Files: {esc(files)} "
+            f"(in plots/).</figcaption></figure>")
+
+
+def _findings(verdicts: list, beside: dict) -> list:
+    out = ["<h2>Findings</h2>", "<p class='muted'>Each claim of the paper, the verdict on this "
+           "machine, and the plot it is checked against.</p>"]
     if not verdicts:
         out.append("<p>This experiment states no finding.</p>")
     for v in verdicts:
-        out.append(f"<h3><span class='badge {BADGE[v.status]}'>{esc(v.status)}</span> "
-                   f"{esc(v.finding.text)}</h3><p class='muted'>Checked: "
-                   f"{esc(findings.describe(v.finding))}.{' ' + esc(v.note) + '.' if v.note else ''}"
-                   f"</p>")
+        text = [f"<h3><span class='badge {BADGE[v.status]}'>{esc(v.status)}</span> "
+                f"{esc(v.finding.text)}</h3>"]
         if v.checked_at:
-            out.append(f"<p><b>{esc(v.checked_at[0].upper() + v.checked_at[1:])}.</b></p>")
+            text.append(f"<p><b>{esc(v.checked_at[0].upper() + v.checked_at[1:])}.</b></p>")
+        text.append(f"<p class='muted'>Checked: {esc(findings.describe(v.finding))}."
+                    f"{' ' + esc(v.note) + '.' if v.note else ''}</p>")
         items = [f"<li class='{_mark(c)}'>{esc(c.text)}</li>" for c in v.comparisons]
-        out.append("<ul>" + "".join(items[:SHOWN_COMPARISONS]) + "</ul>")
+        text.append("<ul>" + "".join(items[:SHOWN_COMPARISONS]) + "</ul>")
         if len(items) > SHOWN_COMPARISONS:
-            out.append(f"<details><summary>{len(items) - SHOWN_COMPARISONS} more comparisons"
-                       f"</summary><ul>{''.join(items[SHOWN_COMPARISONS:])}</ul></details>")
+            text.append(f"<details><summary>{len(items) - SHOWN_COMPARISONS} more comparisons"
+                        f"</summary><ul>{''.join(items[SHOWN_COMPARISONS:])}</ul></details>")
+        figs = beside.get(id(v), [])
+        plots = "".join(_figure(f) for f in figs) or "<p class='muted'>No plot: no data.</p>"
+        out.append(f"<div class='claim'><div class='plots'>{plots}</div>"
+                   f"<div class='verdict'>{''.join(text)}</div></div>")
     return out
 
 

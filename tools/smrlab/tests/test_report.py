@@ -1,7 +1,9 @@
 """Plots and report from the fixture of smrbench output (records + a timeline), replayed
 through the fake smrbench so the store is built exactly as a real run builds it."""
 
+import csv
 import json
+import re
 
 import pytest
 from conftest import FAKE, FIXTURES, lines, smrlab_process
@@ -77,18 +79,55 @@ def test_report_is_self_contained_and_checks_findings(results_dir, capsys):
     assert "median [min – max]" in page and "<td class='n'>—</td>" in page   # nulls shown as —
 
 
-def test_plots_come_as_png_and_svg_including_timeline_graphs(results_dir, capsys):
+def test_plots_come_as_png_svg_and_csv_named_after_experiment_panel_and_metric(results_dir,
+                                                                             capsys):
     assert cli.main(["plot", str(results_dir)]) == 0
     written = capsys.readouterr().out.split()
     names = {p.rsplit("/", 1)[1] for p in written}
-    for stem in ("throughput_ops_s-vs-threads", "peak_rss_bytes-vs-threads", "garbage-per-epoch",
-                 "bars-0-peak_rss_bytes"):
-        assert {f"{stem}.png", f"{stem}.svg"} <= names
-    timelines = [n for n in names if n.startswith("timeline-")]
-    assert len(timelines) == 2                 # one config has a timeline in the fixture
+    for stem in ("fixture-throughput_ops_s-vs-threads", "fixture-peak_rss_bytes-vs-threads",
+                 "fixture-garbage-per-epoch", "fixture-peak_rss_bytes-by-reclaimer-t2"):
+        assert {f"{stem}.png", f"{stem}.svg", f"{stem}.csv"} <= names, stem
+    timelines = [n for n in names if n.startswith("fixture-timeline-")]
+    # one config has a timeline in the fixture: its PNG, SVG and CSV, named after the config
+    config = next(r["config"] for r in RECORDS if r["config"]["threads"] == 2
+                  and r["config"]["reclaimer"] == "ebr")
+    assert sorted(timelines) == [f"fixture-timeline-hm_list-ebr-system-t2-w50-50-0-kr"
+                                 f"{config['key_range']}-trial0.{ext}"
+                                 for ext in ("csv", "png", "svg")]
+    assert not any(re.search(r"[0-9a-f]{16}", n) for n in names)      # no hashes
     for p in written:
         data = open(p, "rb").read()
-        assert data[:4] == b"\x89PNG" if p.endswith(".png") else b"<svg" in data[:500]
+        if p.endswith(".png"):
+            assert data[:4] == b"\x89PNG"
+            at = data.index(b"pHYs") + 4             # pixels per metre: 200 dpi, not 110
+            assert round(int.from_bytes(data[at:at + 4], "big") * 0.0254) == 200
+        elif p.endswith(".svg"):
+            assert b"<svg" in data[:500]
+        else:
+            assert p.endswith(".csv") and data.count(b"\n") >= 2
+    table = list(csv.reader(open(results_dir / "plots" / "fixture-throughput_ops_s-vs-threads.csv")))
+    assert table[0] == ["panel", "reclaimer", "threads", "throughput_ops_s median (Mops/s)",
+                        "throughput_ops_s min (Mops/s)", "throughput_ops_s max (Mops/s)",
+                        "trials"]
+    reclaimers = {r["config"]["reclaimer"] for r in RECORDS}
+    assert len(table) == 1 + 2 * len(reclaimers)
+    assert {row[1] for row in table[1:]} == reclaimers and {row[6] for row in table[1:]} == {"2"}
+
+
+def test_report_puts_each_claim_beside_its_plot(results_dir, capsys):
+    assert cli.main(["report", str(results_dir)]) == 0
+    page = open(capsys.readouterr().out.strip()).read()
+    claims = page.split("<div class='claim'>")[1:]
+    assert len(claims) == 2
+    ops = claims[0]
+    assert "every trial did some work" in ops and "data:image/png;base64," in ops
+    assert "fixture-ops-vs-threads.csv" in ops     # a plot made for the claim's metric
+    assert "checked at thread counts 1, 2" in ops.lower()
+    throughput = claims[1]
+    assert "fixture-throughput_ops_s-vs-threads.svg, fixture-throughput_ops_s-vs-threads.csv" \
+        in throughput
+    assert "error bars: min–max over the trials" in throughput
+    assert "<h2>Other plots</h2>" in page and "fixture-timeline-" in page
 
 
 def test_summary_is_a_throughput_table(results_dir, capsys):
