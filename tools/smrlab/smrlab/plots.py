@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator  # noqa: E402
 
 from smrlab import metrics, style, timeline  # noqa: E402
 from smrlab.axes import AXES, NAME_AXES  # noqa: E402
@@ -136,11 +137,21 @@ def _legend(fig, axes, ncols: int = 6):
 
 
 def _y_axis(ax, metric: str, log: bool):
-    ax.set_ylabel(metrics.label(metric))
+    """The y label goes on the first panel of each row only: the row shares its y axis."""
+    if ax.get_subplotspec().is_first_col():
+        ax.set_ylabel(metrics.label(metric))
     if log:
         ax.set_yscale("log")
+        _plain_log_ticks(ax.yaxis)
     else:
         ax.set_ylim(bottom=0)           # throughput, memory, counts: the scale starts at 0
+
+
+def _plain_log_ticks(axis):
+    """1, 2, 5 per decade, written as plain numbers, so a narrow log range still reads."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
+    axis.set_minor_locator(NullLocator())
 
 
 def _stat_columns(metric: str) -> list:
@@ -177,17 +188,16 @@ def _lines(rows, metric, x, logx, logy, out_dir, prefix) -> list:
             for r in line:
                 table.append([title] + [r.axis(a) for a in panel_axes] + [label, r.axis(x)]
                              + _stat_cells(metric, r.stats[metric]))
-        ax.set_title(title or metrics.METRICS[metric][0])
+        if title:
+            ax.set_title(title)
         ax.set_xlabel(x.replace("_", " "))
         _y_axis(ax, metric, logy)
         if logx:
             ax.set_xscale("log")
-            ax.minorticks_off()
+            ax.xaxis.set_minor_locator(NullLocator())
         ticks = sorted({r.axis(x) for r in rows})
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.grid(alpha=0.3)
-    for ax in axes[len(facets):]:
-        ax.set_ylabel("")
     _legend(fig, axes)
     what = f"{metrics.METRICS[metric][0]} vs {x.replace('_', ' ')}"
     fig.suptitle(what)
@@ -235,16 +245,15 @@ def _bars(rows, spec, out_dir, prefix, logy_metrics=()) -> list:
                 med = metrics.scaled(metric, s.median)
                 err = [[med - metrics.scaled(metric, s.low)], [metrics.scaled(metric, s.high) - med]]
                 ax.bar(i + (g - (len(groups) - 1) / 2) * width, med, width, yerr=err, capsize=3,
-                       linewidth=0.8, hatch=hatches[all_groups.index(gvalue) % len(hatches)],
+                       linewidth=1.5 if looks[label].hollow else 0.8, hatch=hatches[all_groups.index(gvalue) % len(hatches)],
                        **looks[label].bar_kwargs())
                 table.append([title] + [row.axis(a) for a in panel_axes] + [label]
                              + ([gvalue] if group else []) + [row.axis("threads")]
                              + _stat_cells(metric, s))
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
         _y_axis(ax, metric, log)
-        if at is not None and len(facets) == 1:
-            title = f"{title} threads={at}".strip()
-        ax.set_title(title)
+        if title:
+            ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
     if group:       # colour is the reclaimer; the hatch tells the group apart
         fig.legend(handles=[Patch(facecolor="white", edgecolor="black", label=f"{group}={g}",

@@ -228,15 +228,17 @@ def test_version_is_the_projects(capsys):
     assert capsys.readouterr().out == f"smrlab {number}\n"
 
 
-def test_report_after_a_quick_run_uses_the_quick_results(monkeypatch, tmp_path, capsys):
-    from smrlab import paths, results
-    monkeypatch.setattr(results, "default_results_dir",
-                        lambda name, quick: tmp_path / (f"{name}-quick" if quick else name))
-    (tmp_path / "hart_fig8-quick").mkdir()
-    (tmp_path / "hart_fig8-quick" / "plan.json").write_text("{}")
-    assert results.resolve_dir("hart_fig8", None, False) == tmp_path / "hart_fig8-quick"
-    assert "using the --quick results" in capsys.readouterr().err
-    (tmp_path / "hart_fig8").mkdir()
-    (tmp_path / "hart_fig8" / "plan.json").write_text("{}")
-    assert results.resolve_dir("hart_fig8", None, False) == tmp_path / "hart_fig8"
-    assert paths.default_results_dir("x", True).name == "x-quick"
+def test_the_readmes_report_after_a_quick_run_works(monkeypatch, tmp_path, fake, capsys):
+    """README: `./smrlab run hart_fig8 --quick` then `./smrlab report hart_fig8`."""
+    from smrlab import paths
+    monkeypatch.setattr(paths, "RESULTS_DIR", tmp_path / "results")
+    assert cli.main(["run", "hart_fig8", "--quick", "--smrbench", str(FAKE)]) == 0
+    capsys.readouterr()
+    assert cli.main(["report", "hart_fig8"]) == 0
+    captured = capsys.readouterr()
+    quick = tmp_path / "results" / "hart_fig8-quick"
+    assert f"note: no full results in {tmp_path / 'results' / 'hart_fig8'}; using the --quick " \
+           f"results in {quick}" in captured.err
+    assert captured.out.strip() == str(quick / "report.html")
+    assert (quick / "plots" / "hart_fig8-ns_per_op-vs-key_range.png").is_file()
+    assert not (tmp_path / "results" / "hart_fig8").exists()
