@@ -2,6 +2,7 @@
 or a finding-check error, 2 bad input, 128+signal on SIGINT/SIGTERM (finished trials are kept)."""
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -154,6 +155,9 @@ def main(argv: list | None = None) -> int:
     except Failure as e:
         print(f"smrlab: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:     # `smrlab list | head`: the reader left; nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except OSError as e:        # the disk, not the user: say which file, without a traceback
         where = f"{e.filename}: " if e.filename else ""
         print(f"smrlab: {where}{e.strerror or e}", file=sys.stderr)

@@ -2,6 +2,7 @@
 wrong and what is accepted, the exit is 2, there is no traceback, and nothing is written."""
 
 import json
+import os
 
 import pytest
 from conftest import FAKE, FIXTURES, TINY, smrlab_process
@@ -242,3 +243,14 @@ def test_the_readmes_report_after_a_quick_run_works(monkeypatch, tmp_path, fake,
     assert captured.out.strip() == str(quick / "report.html")
     assert (quick / "plots" / "hart_fig8-ns_per_op-vs-key_range.png").is_file()
     assert not (tmp_path / "results" / "hart_fig8").exists()
+
+
+def test_a_closed_pipe_is_not_an_error():
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONPATH": str(experiment.EXPERIMENTS_DIR.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "smrlab", "list"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()             # the reader is gone before smrlab writes a line
+    _, err = proc.communicate(timeout=60)
+    assert err == b"" and proc.returncode == 141
