@@ -105,8 +105,11 @@ def run_trial(cmd: list, json_path: Path, config, trial: int, timeout_s: float) 
     smrlab, or to smrbench alone) raises Interrupted, carrying the trial if smrbench completed
     it before stopping."""
     start = time.monotonic()
+    # Its own process group: a terminal's Ctrl-C reaches smrlab only, which passes it on once.
+    # (Both getting it, smrbench would take smrlab's copy as a second signal, which ends it at
+    # once, possibly before it has written the trial it completed.)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, process_group=0)
     try:
         _, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:

@@ -12,6 +12,7 @@ FAKE_STOP=rec:SIG[:after]  for reclaimer `rec`: as if the fake alone got SIG, mi
 Like smrbench, a SIGINT, SIGTERM or SIGHUP (unless ignored at start) abandons the trial under way,
 leaves no partial record, and exits 128+signal.
 FAKE_COMMIT=sha          env.commit of every record (default 3f9c2e1)
+FAKE_GROUPS=path         append "<own process group> <parent's process group>" per invocation
 FAKE_REPLAY=dir          copy the matching record (and timeline) from smrbench_records.jsonl
                          and smrbench_timeline.csv in dir instead of synthesizing one
 """
@@ -112,6 +113,9 @@ def main():
     if os.environ.get("FAKE_LOG"):
         with open(os.environ["FAKE_LOG"], "a") as log:
             log.write(json.dumps(sys.argv[1:]) + "\n")
+    if os.environ.get("FAKE_GROUPS"):
+        with open(os.environ["FAKE_GROUPS"], "a") as log:
+            log.write(f"{os.getpgid(0)} {os.getpgid(os.getppid())}\n")
     if a.list:
         listing = os.environ.get("FAKE_LIST")
         if listing == "fail":

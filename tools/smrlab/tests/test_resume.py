@@ -76,3 +76,16 @@ def test_an_ignored_sighup_stays_ignored(experiment_file, tmp_path, fake):
                           preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
     assert done.returncode == 0, done.stderr         # as under nohup: the run goes on
     assert len(kept(out)) == 3
+
+
+def test_a_terminal_ctrl_c_reaches_smrbench_once_through_smrlab(experiment_file, tmp_path, fake,
+                                                                monkeypatch):
+    """smrbench runs in its own process group: Ctrl-C, sent by a terminal to smrlab's group,
+    does not reach it directly, so smrlab's copy is its first signal (a second would end it at
+    once, before it wrote a trial it had completed)."""
+    groups = tmp_path / "groups"
+    monkeypatch.setenv("FAKE_GROUPS", str(groups))
+    assert cli.main(["run", str(experiment_file()), "--smrbench", str(FAKE), "--out",
+                     str(tmp_path / "r")]) == 0
+    pairs = [line.split() for line in groups.read_text().splitlines()]
+    assert len(pairs) == 7 and all(own != parent for own, parent in pairs[1:])
