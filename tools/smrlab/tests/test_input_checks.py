@@ -227,6 +227,8 @@ def test_version_is_the_projects(capsys):
         cli.main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"smrlab {number}\n"
+    pyproject = (experiment.EXPERIMENTS_DIR.parent / "pyproject.toml").read_text()
+    assert f'\nversion = "{number}"' in pyproject          # the package says the same
 
 
 def test_the_readmes_report_after_a_quick_run_works(monkeypatch, tmp_path, fake, capsys):
