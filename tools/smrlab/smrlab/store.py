@@ -44,12 +44,12 @@ class Store:
         latest: dict[str, dict] = {}
         if not self.trials_path.exists():
             return []
-        text = self.trials_path.read_text()
-        complete = text[: text.rfind("\n") + 1]      # a line cut by a crash is not a trial
-        for number, line in enumerate(complete.splitlines(), 1):
+        data = self.trials_path.read_bytes()
+        complete = data[: data.rfind(b"\n") + 1]      # a line cut by a crash is not a trial
+        for number, line in enumerate(complete.split(b"\n")[:-1], 1):
             if not line.strip():
                 continue
-            try:
+            try:        # json.loads takes bytes; a line that is not UTF-8 is a ValueError too
                 entry = json.loads(line)
                 latest[entry["key"]] = entry
             except (ValueError, KeyError, TypeError):
@@ -68,7 +68,7 @@ class Store:
 
     def read_plan(self) -> dict:
         try:
-            return json.loads((self.root / PLAN).read_text())
+            return json.loads((self.root / PLAN).read_bytes())
         except FileNotFoundError:
             raise BadInput(f"{self.root} holds no results (no {PLAN}); run the experiment first") \
                 from None

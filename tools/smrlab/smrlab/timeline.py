@@ -48,7 +48,17 @@ class Timeline:
 
 
 def read(path: Path) -> Timeline:
-    with open(path, newline="") as f:
+    try:
+        return _read(path)
+    except UnicodeDecodeError as e:
+        raise TimelineError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset "
+                            f"{e.start}): not an smrbench timeline") from None
+    except OSError as e:
+        raise TimelineError(f"{path}: cannot be read: {e.strerror}") from None
+
+
+def _read(path: Path) -> Timeline:
+    with open(path, newline="", encoding="utf-8") as f:
         first = f.readline().rstrip("\n")
         if not first.startswith(MAGIC):
             raise TimelineError(f"{path}:1: expected '{MAGIC.strip()} <config JSON>'")

@@ -171,3 +171,10 @@ def test_malformed_timelines_are_rejected_with_their_line(tmp_path, body, messag
     path.write_text(body)
     with pytest.raises(timeline.TimelineError, match=message):
         timeline.read(path)
+
+
+def test_a_timeline_that_is_not_utf8_is_rejected_with_its_path(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"# smrbench-timeline 1 {}\nthread,kind\xff\n")
+    with pytest.raises(timeline.TimelineError, match=r"t.csv: not UTF-8 text \(byte 0xff"):
+        timeline.read(path)

@@ -71,3 +71,15 @@ def test_failed_trials_without_record_do_not_pin_an_identity(tmp_path):
     store.append(entry("a", 0, status="failed", identity=None))
     store.check_identity(IDENTITY, allow_mixed=False)
     assert store.identities() == []
+
+
+def test_bytes_that_are_not_utf8_are_bad_input_not_a_traceback(tmp_path):
+    store = Store(tmp_path)
+    store.append(entry("a", 0))
+    with open(store.trials_path, "ab") as f:
+        f.write(b'{"key": "caf\xe9"}\n')
+    with pytest.raises(BadInput, match=r"trials.jsonl:2: not a results entry"):
+        store.entries()
+    (tmp_path / "plan.json").write_bytes(b'{"experiment": "\xff"}')
+    with pytest.raises(BadInput, match=r"plan.json is not valid JSON"):
+        store.read_plan()
