@@ -46,7 +46,10 @@ def _tunables(data: dict) -> dict:
         defaults = {}
         for line in (info.get(rec) or {}).get("tunables", []):
             if m := _TUNABLE_LINE.match(line):
-                defaults[m.group(1)] = json.loads(m.group(2))
+                try:
+                    defaults[m.group(1)] = json.loads(m.group(2))
+                except ValueError:          # not JSON ("2H + 100"): its type is not checked
+                    defaults[m.group(1)] = None
         out[rec] = {name: defaults.get(name) for name in names}
     return out
 

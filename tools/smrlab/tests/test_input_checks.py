@@ -256,3 +256,12 @@ def test_a_closed_pipe_is_not_an_error():
     proc.stdout.close()             # the reader is gone before smrlab writes a line
     _, err = proc.communicate(timeout=60)
     assert err == b"" and proc.returncode == 141
+
+
+def test_a_tunable_default_that_is_not_json_is_not_type_checked(fake, monkeypatch):
+    listing = {**REAL_LIST, "reclaimer_info": {**REAL_LIST["reclaimer_info"], "hp": {
+        "tunables": ["slots (default 4): hazard pointers per thread",
+                     "scan_threshold (default 2H + 100): retired nodes that trigger a scan"]}}}
+    monkeypatch.setenv("FAKE_LIST", json.dumps(listing))
+    caps, why = smrbench.capabilities(FAKE)
+    assert why == "" and caps.tunables["hp"] == {"slots": 4, "scan_threshold": None}
