@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "ds_ops.hpp"
+#include "interrupt.hpp"
 #include "latency_histogram.hpp"
 #include "memory_monitor.hpp"
 #include "pinning.hpp"
@@ -43,7 +45,8 @@ struct alignas(64) worker_state {
   accounting prefill;
   accounting trial;
   std::uint64_t ops = 0;
-  std::unique_ptr<latency_histogram> latency;
+  // One per kind of operation the workload draws (indexed by op_kind), allocated by the worker.
+  std::array<std::unique_ptr<latency_histogram>, op_kind_count> latency;
   std::string pin_error;
 };
 
@@ -129,7 +132,8 @@ trial_result run_trial(const trial_spec& spec) {
   auto worker = [&](unsigned i) {
     detail::worker_state& st = states[i];
     if (!spec.worker_cpus.empty()) st.pin_error = pin_current_thread(spec.worker_cpus[i]);
-    st.latency = std::make_unique<latency_histogram>();
+    for (unsigned k = 0; k < op_kind_count; ++k)
+      if (share_of(o.workload, static_cast<op_kind>(k)) != 0) st.latency[k] = std::make_unique<latency_histogram>();
     rng rnd(spec.seed * 0x9E3779B97F4A7C15ull + i);
     handle_t h = domain.attach();
 
@@ -144,17 +148,16 @@ trial_result run_trial(const trial_spec& spec) {
     phase.wait_for(detail::running);
 
     const op_chooser chooser(o.workload);
-    latency_histogram& lat = *st.latency;
     accounting acc;
     std::uint64_t ops = 0;
-    while (!stop.raised()) {
+    while (!o.test_no_ops && !stop.raised()) {
       const std::uint64_t r = rnd.next();
       const op_kind op = chooser.pick(static_cast<std::uint32_t>(r >> 32));
       const auto k = static_cast<key_type>(rnd.below(key_range));
       if ((r & 63) == 0) {  // time one operation in 64, chosen at random so no period aliases
         const std::uint64_t t0 = detail::now_ns();
         run_op(ds, h, op, k, acc);
-        lat.add(detail::now_ns() - t0);
+        st.latency[static_cast<unsigned>(op)]->add(detail::now_ns() - t0);
       } else {
         run_op(ds, h, op, k, acc);
       }
@@ -223,6 +226,13 @@ trial_result run_trial(const trial_spec& spec) {
   // 1. Prefill.
   const auto prefill_start = std::chrono::steady_clock::now();
   while (prefilled.load() < workers) {
+    if (interrupt_signal() != 0) {
+      // The workers stop claiming prefill slots, then pass every phase at once.
+      prefill_claimed.store(prefill_target, std::memory_order_relaxed);
+      abandon();
+      res.interrupted = true;
+      return res;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     prog.tick([&] {
       const std::uint64_t done = std::min(prefill_claimed.load(std::memory_order_relaxed), prefill_target);
@@ -254,7 +264,12 @@ trial_result run_trial(const trial_spec& spec) {
   const double cpu_at_go = process_cpu_seconds();
   phase.advance_to(detail::running);
   for (auto now = go; now < deadline; now = std::chrono::steady_clock::now()) {
-    std::this_thread::sleep_until(std::min(deadline, now + std::chrono::milliseconds(250)));
+    if (interrupt_signal() != 0) {
+      res.interrupted = true;
+      break;
+    }
+    // Short naps so that a signal stops the trial promptly.
+    std::this_thread::sleep_until(std::min(deadline, now + std::chrono::milliseconds(100)));
     prog.tick([&] {
       char line[96];
       std::snprintf(line, sizeof line, "trial %u: %.1f s of %g s", spec.trial,
@@ -274,6 +289,7 @@ trial_result run_trial(const trial_spec& spec) {
   stallers_done.wait_for(stallers);
   phase.advance_to(detail::released);
   for (auto& t : threads) t.join();
+  if (res.interrupted) return res;
 
   res.stats = detail::delta(end_stats, start_stats);
   res.peak_unreclaimed = std::max<std::int64_t>(end_stats.peak_unreclaimed, mem.max_sampled);
@@ -283,17 +299,25 @@ trial_result run_trial(const trial_spec& spec) {
   res.end_rss_bytes = mem.end_rss_bytes;
 
   latency_histogram all;
+  std::array<std::unique_ptr<latency_histogram>, op_kind_count> by_kind;
   std::uint64_t expected_count = 0, expected_sum = 0;
   for (const auto& st : states) {
     if (!st.pin_error.empty()) prog.say("warning: " + st.pin_error);
     res.per_thread_ops.push_back(st.ops);
     res.ops += st.ops;
     res.prefill_count += st.prefill.inserted;
-    all.merge(*st.latency);
+    for (unsigned k = 0; k < op_kind_count; ++k) {
+      if (!st.latency[k]) continue;
+      if (!by_kind[k]) by_kind[k] = std::make_unique<latency_histogram>();
+      by_kind[k]->merge(*st.latency[k]);
+      all.merge(*st.latency[k]);
+    }
     expected_count += st.prefill.inserted + st.trial.inserted - st.trial.removed;
     expected_sum += st.prefill.inserted_sum + st.trial.inserted_sum - st.trial.removed_sum;
   }
   res.latency = {all.percentile(0.50), all.percentile(0.99), all.percentile(0.999), all.max(), all.samples()};
+  for (unsigned k = 0; k < op_kind_count; ++k)
+    if (by_kind[k]) res.latency_by_kind[k] = latency_distribution{by_kind[k]->samples(), by_kind[k]->max(), by_kind[k]->nonempty_buckets()};
 
   if (o.test_corrupt) {
     handle_t h = domain.attach();
@@ -302,6 +326,11 @@ trial_result run_trial(const trial_spec& spec) {
   const validation v = validate(ds, expected_count, expected_sum, key_range);
   res.valid = v.ok;
   res.validation_detail = v.detail;
+  if (res.ops == 0) {  // nothing was measured: a failed trial, not a result
+    res.valid = false;
+    res.validation_detail = "no operation completed in the timed part (" + std::to_string(res.elapsed_s) +
+                            " s); " + res.validation_detail;
+  }
   return res;
 }
 

@@ -3,7 +3,8 @@
 //
 // Values below 32 ns have their own bucket; above, each power of two is split into 32 buckets,
 // so a bucket spans at most 1/32 of its value. Percentiles report the bucket's midpoint (relative
-// error at most ~1.6%); the maximum is kept exactly.
+// error at most ~1.6%); the maximum is kept exactly. nonempty_buckets() exports the counts with
+// each bucket's bounds, so that a reader can recompute any percentile (docs/results-format.md).
 #pragma once
 
 #include <algorithm>
@@ -11,8 +12,14 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace smrbench {
+
+// Values in [lower, upper) nanoseconds were seen `count` times.
+struct latency_bucket {
+  std::uint64_t lower = 0, upper = 0, count = 0;
+};
 
 class latency_histogram {
  public:
@@ -64,10 +71,24 @@ class latency_histogram {
     return (static_cast<std::uint64_t>(sub_count + sub)) << shift;
   }
 
-  static std::uint64_t midpoint(unsigned i) {
-    if (i < sub_count) return i;
-    const unsigned shift = (i - sub_count) / sub_count;
-    return lower_bound(i) + ((std::uint64_t{1} << shift) >> 1);
+  // Values in bucket i: 1 below sub_count, else 2^shift.
+  static std::uint64_t width(unsigned i) {
+    return i < sub_count ? 1 : std::uint64_t{1} << ((i - sub_count) / sub_count);
+  }
+
+  static std::uint64_t midpoint(unsigned i) { return lower_bound(i) + width(i) / 2; }
+
+  // The buckets that hold samples, in increasing order. The last bucket's upper bound saturates
+  // at 2^64 - 1 (no latency comes near it).
+  std::vector<latency_bucket> nonempty_buckets() const {
+    std::vector<latency_bucket> out;
+    for (unsigned i = 0; i < bucket_count; ++i) {
+      if (counts_[i] == 0) continue;
+      const std::uint64_t lo = lower_bound(i);
+      const std::uint64_t up = lo + width(i) < lo ? ~std::uint64_t{0} : lo + width(i);
+      out.push_back({lo, up, counts_[i]});
+    }
+    return out;
   }
 
  private:

@@ -3,6 +3,8 @@
 // Order of business: every input is checked (names, pair compatibility, tunables, allocator
 // library, output paths) before any trial runs, so bad input costs nothing and leaves no file;
 // then each trial runs on a fresh domain and structure, is validated, and is reported.
+// A first SIGINT/SIGTERM/SIGHUP stops the run between or during trials: the records of the
+// completed trials are written and the exit status is 128 + the signal (interrupt.hpp).
 // Exit status: 0 ok, 1 a trial failed validation, 2 bad input, 3 a run-time failure.
 
 #include <cstdio>
@@ -12,18 +14,31 @@
 #include <vector>
 
 #include "allocator.hpp"
-#include "atomic_file.hpp"
+#include "build_commit.hpp"
 #include "environment.hpp"
+#include "interrupt.hpp"
 #include "options.hpp"
+#include "output_file.hpp"
 #include "pinning.hpp"
 #include "progress.hpp"
 #include "registry.hpp"
 #include "report.hpp"
 #include "timeline_io.hpp"
+#include "smr/version.hpp"
 #include "workload.hpp"
 
 namespace smrbench {
 namespace {
+
+// An output file that is checked and opened before anything runs: a failure is bad input.
+void open_before_running(std::optional<output_file>& file, const std::string& path, const std::string& what) {
+  output_file::check(path, what);
+  try {
+    file.emplace(path, what);
+  } catch (const output_error& e) {
+    throw usage_error(e.what());
+  }
+}
 
 int run_list(const options& o) {
   const registry& reg = registry::instance();
@@ -31,15 +46,32 @@ int run_list(const options& o) {
     print_list(stdout, reg);
     return 0;
   }
-  const std::string text = list_json(reg).dump() + "\n";
-  if (o.json_path == "-") {
-    std::fputs(text.c_str(), stdout);
-    return 0;
-  }
-  atomic_file f(o.json_path, "--json");
-  f.write(text);
-  f.commit();
+  std::optional<output_file> f;
+  open_before_running(f, o.json_path, "--json");
+  f->write(list_json(reg).dump() + "\n");
+  f->commit();
   return 0;
+}
+
+// "trials 1-3", "trial 1".
+std::string trial_range(unsigned completed) {
+  return completed == 1 ? "trial 1" : "trials 1-" + std::to_string(completed);
+}
+
+// One line on stderr: which signal, where the run stopped, what was kept and where.
+void report_interruption(const options& o, int sig, unsigned completed, bool stopped_mid_trial) {
+  std::string line = "smrbench: " + signal_name(sig) + ": ";
+  if (stopped_mid_trial) line += "stopped trial " + std::to_string(completed + 1) + " of " + std::to_string(o.trials) + " and discarded it; ";
+  if (completed == 0) {
+    line += "no trial had completed, nothing written";
+  } else {
+    line += "kept the " + std::string(completed == 1 ? "record of " : "records of ") + trial_range(completed);
+    if (o.json_path == "-") line += " on standard output";
+    else if (!o.json_path.empty()) line += " in " + o.json_path;
+    else line += " (the table above)";
+    if (!o.timeline_path.empty()) line += ", with " + std::string(completed == 1 ? "its timeline" : "their timelines");
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 // The checks that need the registry: names, compatibility, tunables, workload and prefill
@@ -66,6 +98,10 @@ int run(int argc, char** argv) {
     std::fputs(usage_text().c_str(), stdout);
     return 0;
   }
+  if (o.version) {
+    std::printf("smrbench %s (commit %s)\n", SMR_VERSION_STRING, SMRBENCH_COMMIT);
+    return 0;
+  }
   check_options(o);
   if (o.list) return run_list(o);
 
@@ -73,12 +109,14 @@ int run(int argc, char** argv) {
   select_allocator(o.allocator, argv);  // may re-execute under LD_PRELOAD
   const std::string allocator_version = verify_allocator(o.allocator);
 
+  // From here on a signal stops the run gracefully; the output files exist from here on too.
+  install_interrupt_handlers();
   // Output paths are proven writable before any trial runs.
-  std::optional<atomic_file> json_file;
-  if (!o.json_path.empty() && o.json_path != "-") json_file.emplace(o.json_path, "--json");
   if (!o.timeline_path.empty()) {
-    for (unsigned t = 1; t <= o.trials; ++t) atomic_file probe(timeline_path_for(o.timeline_path, t, o.trials), "--timeline");
+    for (unsigned t = 1; t <= o.trials; ++t) output_file::check(timeline_path_for(o.timeline_path, t, o.trials), "--timeline");
   }
+  std::optional<output_file> json_file;
+  if (!o.json_path.empty()) open_before_running(json_file, o.json_path, "--json");
 
   if (o.poison) smr::core::set_poison_on_free(true);
   const nlohmann::json env = environment(allocator_version);
@@ -93,7 +131,8 @@ int run(int argc, char** argv) {
   print_table_header(table);
   std::vector<trial_result> results;
   bool all_valid = true;
-  for (unsigned t = 1; t <= o.trials; ++t) {
+  bool stopped_mid_trial = false;
+  for (unsigned t = 1; t <= o.trials && interrupt_signal() == 0; ++t) {
     std::unique_ptr<smr::core::timeline> tl;
     if (!o.timeline_path.empty()) tl = std::make_unique<smr::core::timeline>(o.timeline_capacity);
     trial_spec spec;
@@ -105,13 +144,17 @@ int run(int argc, char** argv) {
 
     trial_result r = run_trial(spec);  // the domain is gone when this returns
     if (o.poison) smr::core::drain_quarantine();
+    if (r.interrupted) {
+      stopped_mid_trial = true;
+      break;
+    }
 
     std::optional<timeline_counts> counts;
     std::string timeline_file;
     if (tl) {
       counts = count_events(*tl);
       timeline_file = timeline_path_for(o.timeline_path, t, o.trials);
-      atomic_file f(timeline_file, "--timeline");
+      output_file f(timeline_file, "--timeline");
       f.write(format_timeline(*tl, trial_config(o, r.params, t)));
       f.commit();
     }
@@ -119,18 +162,18 @@ int run(int argc, char** argv) {
       all_valid = false;
       std::fprintf(stderr, "smrbench: VALIDATION FAILED in trial %u: %s\n", t, r.validation_detail.c_str());
     }
-    const std::string line = trial_record(o, t, r, env, counts, timeline_file).dump() + "\n";
-    if (json_file) {
-      json_file->write(line);
-    } else if (o.json_path == "-") {
-      std::fputs(line.c_str(), stdout);
-      std::fflush(stdout);
-    }
+    if (json_file) json_file->write(trial_record(o, t, r, env, counts, timeline_file).dump() + "\n");
     print_table_row(table, o, t, r);
     results.push_back(std::move(r));
   }
   print_summary(table, results);
-  if (json_file) json_file->commit();
+  const auto completed = static_cast<unsigned>(results.size());
+  // An interrupted run that completed nothing leaves the target as it was.
+  if (json_file && completed > 0) json_file->commit();
+  if (const int sig = interrupt_signal(); sig != 0) {
+    report_interruption(o, sig, completed, stopped_mid_trial);
+    return 128 + sig;
+  }
   return all_valid ? 0 : 1;
 }
 

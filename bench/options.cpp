@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -34,13 +35,20 @@ T parse_unsigned(const std::string& opt, const std::string& v, T lo, T hi) {
   return static_cast<T>(x);
 }
 
-double parse_positive_seconds(const std::string& opt, const std::string& v, double hi) {
+// A positive number in [lo, hi]; `why_lo` explains the lower bound when it is not just "positive".
+double parse_positive_seconds(const std::string& opt, const std::string& v, double hi, double lo = 0,
+                              const std::string& why_lo = "") {
   char* end = nullptr;
   const double x = std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x))
     throw usage_error("bad " + opt + " '" + v + "': expected a number");
   if (x <= 0) throw usage_error("bad " + opt + " '" + v + "': must be positive");
-  if (x > hi) throw usage_error("bad " + opt + " '" + v + "': at most " + std::to_string(hi));
+  if (x < lo) throw usage_error("bad " + opt + " '" + v + "': " + why_lo);
+  if (x > hi) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", hi);
+    throw usage_error("bad " + opt + " '" + v + "': at most " + limit);
+  }
   return x;
 }
 
@@ -56,7 +64,8 @@ throughput, latency, memory and reclamation metrics; validates the structure aft
   --ds NAME              data structure (see --list)
   --reclaimer NAME       reclaimer (see --list)
   --threads N            worker threads (default: available cores; 1..4096)
-  --duration S           seconds per timed trial, fractions allowed (default 1)
+  --duration S           seconds per timed trial, fractions allowed (default 1); at least
+                         0.01, so that the 1 ms memory monitor takes 10 samples or more
   --trials N             trials, each on a fresh structure (default 1)
   --seed N               base seed of the per-thread random streams (default 1)
   --key-range N          keys are uniform in [0, N) (default 65536)
@@ -76,9 +85,16 @@ throughput, latency, memory and reclamation metrics; validates the structure aft
   --poison               poison and quarantine freed nodes (use-after-free detector)
   --list                 list data structures, reclaimers, allocators, compatible pairs
   --quiet                no progress on stderr
+  --version              print the version and the commit it was built from
   --help                 this text
 
-Exit status: 0 ok, 1 a trial failed validation, 2 bad input.
+--json and --timeline replace a regular file atomically (a symbolic link is followed) and write
+through to a FIFO or character device (/dev/null); a directory is refused.
+A first SIGINT, SIGTERM or SIGHUP (unless ignored, as under nohup) stops the run: the completed
+trials' records are written, the trial under way is discarded; a second one ends it at once.
+
+Exit status: 0 ok, 1 a trial failed validation (or did no operation), 2 bad input, 3 a run-time
+failure (e.g. a write error), 128 + N stopped by signal N.
 )";
 }
 
@@ -90,7 +106,11 @@ options parse_options(int argc, char** argv) {
       {"--threads",
        [&](const std::string& v) { o.threads = parse_unsigned<unsigned>("--threads", v, 1, max_threads); }},
       {"--duration",
-       [&](const std::string& v) { o.duration_s = parse_positive_seconds("--duration", v, 1e6); }},
+       [&](const std::string& v) {
+         o.duration_s = parse_positive_seconds("--duration", v, 1e6, min_duration_s,
+                                               "expected at least 0.01 s: a shorter trial gives the memory monitor (1 ms period) "
+                                               "fewer than 10 samples and measures thread start-up, not the steady state");
+       }},
       {"--trials",
        [&](const std::string& v) { o.trials = parse_unsigned<unsigned>("--trials", v, 1, 100000); }},
       {"--seed",
@@ -164,8 +184,10 @@ options parse_options(int argc, char** argv) {
       {"--poison", [&] { o.poison = true; }},
       {"--quiet", [&] { o.quiet = true; }},
       {"--help", [&] { o.help = true; }},
+      {"--version", [&] { o.version = true; }},
       {"-h", [&] { o.help = true; }},
       {"--test-corrupt", [&] { o.test_corrupt = true; }},
+      {"--test-no-ops", [&] { o.test_no_ops = true; }},
   };
 
   for (int i = 1; i < argc; ++i) {
@@ -194,7 +216,7 @@ options parse_options(int argc, char** argv) {
 }
 
 void check_options(options& o) {
-  if (o.help || o.list) return;
+  if (o.help || o.version || o.list) return;
   if (o.ds.empty()) throw usage_error("missing --ds NAME (see --list)");
   if (o.reclaimer.empty()) throw usage_error("missing --reclaimer NAME (see --list)");
   if (o.threads == 0) {

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "allocator.hpp"
+#include "smr/version.hpp"
 
 namespace smrbench {
 
@@ -15,6 +16,25 @@ nlohmann::json if_supported(bool supported, std::uint64_t v) {
 }
 
 double throughput(const trial_result& r) { return r.elapsed_s > 0 ? static_cast<double>(r.ops) / r.elapsed_s : 0.0; }
+
+// Named as in config.workload (for a stack or queue, insert = push/enqueue, delete = pop/dequeue).
+const char* workload_op_name(op_kind k) {
+  return k == op_kind::insert ? "insert" : k == op_kind::remove ? "delete" : "search";
+}
+
+// {"insert": {"samples", "max", "buckets": [[lower, upper, count], ...]}, ...} for each kind of
+// operation the workload draws; bounds in ns, lower inclusive, upper exclusive.
+nlohmann::json latency_histograms(const trial_result& r) {
+  nlohmann::json out = nlohmann::json::object();
+  for (unsigned k = 0; k < op_kind_count; ++k) {
+    const auto& d = r.latency_by_kind[k];
+    if (!d) continue;
+    nlohmann::json buckets = nlohmann::json::array();
+    for (const latency_bucket& b : d->buckets) buckets.push_back({b.lower, b.upper, b.count});
+    out[workload_op_name(static_cast<op_kind>(k))] = {{"samples", d->samples}, {"max", d->max}, {"buckets", buckets}};
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -53,6 +73,7 @@ nlohmann::json trial_record(const options& o, unsigned trial, const trial_result
       {"per_thread_ops", r.per_thread_ops},
       {"latency_ns", {{"p50", r.latency.p50}, {"p99", r.latency.p99}, {"p999", r.latency.p999}, {"max", r.latency.max}}},
       {"latency_samples", r.latency.samples},
+      {"latency_histograms", latency_histograms(r)},
       {"peak_rss_bytes", r.peak_rss_bytes},
       {"end_rss_bytes", r.end_rss_bytes},
       {"avg_unreclaimed_per_op", r.avg_unreclaimed_per_op},
@@ -72,6 +93,7 @@ nlohmann::json trial_record(const options& o, unsigned trial, const trial_result
   };
   return {
       {"schema", schema_id},
+      {"version", SMR_VERSION_STRING},
       {"trial", trial},
       {"config", config},
       {"env", env},

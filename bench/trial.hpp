@@ -3,13 +3,17 @@
 // templated.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "latency_histogram.hpp"
 #include "options.hpp"
+#include "workload.hpp"
 #include "smr/core/stats.hpp"
 #include "smr/core/timeline.hpp"
 
@@ -28,6 +32,14 @@ struct latency_summary {
   std::uint64_t samples = 0;
 };
 
+// The sampled latencies of one kind of operation, all workers merged: compact enough to keep
+// per trial and to export whole.
+struct latency_distribution {
+  std::uint64_t samples = 0;
+  std::uint64_t max = 0;
+  std::vector<latency_bucket> buckets;  // non-empty, increasing
+};
+
 struct trial_result {
   nlohmann::json params = nlohmann::json::object();  // effective reclaimer tunables
   std::vector<std::uint64_t> per_thread_ops;
@@ -37,6 +49,8 @@ struct trial_result {
   double prefill_s = 0;
   std::uint64_t prefill_count = 0;
   latency_summary latency;
+  // Indexed by op_kind; empty for a kind the workload never draws.
+  std::array<std::optional<latency_distribution>, op_kind_count> latency_by_kind;
   std::uint64_t peak_rss_bytes = 0;
   std::uint64_t end_rss_bytes = 0;
   double avg_unreclaimed_per_op = 0;  // see docs/results-format.md for the exact definition
@@ -46,6 +60,7 @@ struct trial_result {
   smr::core::metric_support metrics;
   bool valid = false;
   std::string validation_detail;
+  bool interrupted = false;  // stopped by a signal: incomplete, neither validated nor reported
 };
 
 }  // namespace smrbench

@@ -25,6 +25,12 @@ struct workload_mix {
 std::optional<workload_mix> parse_workload(const std::string& text, std::string& error);
 
 enum class op_kind : std::uint8_t { insert, remove, search };
+inline constexpr unsigned op_kind_count = 3;
+
+// The workload's percentage for one kind of operation.
+inline unsigned share_of(const workload_mix& m, op_kind k) {
+  return k == op_kind::insert ? m.insert : k == op_kind::remove ? m.remove : m.search;
+}
 
 // xorshift64* (Vigna): small, fast, good enough for key and operation choice, seedable per
 // thread so that runs are reproducible up to thread interleaving.

@@ -22,8 +22,10 @@ def test_help_exits_zero_and_names_every_option():
     for opt in ["--ds", "--reclaimer", "--threads", "--duration", "--trials", "--seed", "--key-range",
                 "--workload", "--prefill", "--pin", "--allocator", "--stall", "--stall-mode", "--stall-ms",
                 "--quiescent-every", "--json", "--timeline", "--timeline-capacity", "--list", "--param",
-                "--poison"]:
+                "--poison", "--version"]:
         assert opt in r.stdout
+    for status in ["0 ok", "2 bad input", "3 a run-time", "128 + N"]:
+        assert status in r.stdout
 
 
 def test_list_json_shape():
@@ -123,10 +125,19 @@ def test_threads_plus_stalled_over_limit(outdir):
     ("-1", "must be positive"),
     ("abc", "expected a number"),
     ("nan", "expected a number"),
+    ("1e-9", "expected at least 0.01 s: a shorter trial gives the memory monitor (1 ms period) fewer than 10 samples"),
+    ("0.0099", "expected at least 0.01 s"),
+    ("2e6", "at most 1e+06"),
 ])
 def test_bad_duration(outdir, duration, fragment):
     ds, rec = listing()["compatible"][0]
     expect_refusal(outdir, [*short_args(ds, rec), "--duration", duration], fragment)
+
+
+def test_minimum_duration_is_accepted(outdir):
+    ds, rec = listing()["compatible"][0]
+    r = run([*short_args(ds, rec), "--duration", "0.01", "--json", str(outdir / "r.json")])
+    assert r.returncode == 0, r.stderr
 
 
 def test_missing_allocator_library_names_file_and_package(outdir, tmp_path):

@@ -43,3 +43,15 @@ def test_honest_run_names_its_checks(outdir, ds, reclaimer):
     assert rec["validation"]["ok"] and "checksum and count" in detail
     if kind(ds) == "set":
         assert "distinct keys" in detail
+
+
+def test_trial_without_operations_fails(outdir):
+    # A trial that measured nothing is not a result: exit 1 and ok=false, with the reason.
+    ds, rec = one_pair_per_kind()[0]
+    out = outdir / "r.json"
+    r = run([*short_args(ds, rec), "--test-no-ops", "--json", str(out)])
+    assert r.returncode == 1, r.stderr
+    [record] = read_records(out)
+    assert record["metrics"]["ops"] == 0 and record["validation"]["ok"] is False
+    assert record["validation"]["detail"].startswith("no operation completed in the timed part")
+    assert "VALIDATION FAILED in trial 1: no operation completed" in r.stderr
