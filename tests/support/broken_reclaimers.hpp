@@ -11,6 +11,8 @@
 //                           the fence and re-read, IBR's without raising the reserved upper era.
 //   planted_nbr             NBR that frees without waiting for the signalled threads'
 //                           acknowledgements.
+//   barrier_skips_readers   EBR whose reclaim-now step advances the epoch without asking the
+//                           other threads: a barrier that does not wait for protection.
 //
 // Each is a rule on the same skeleton as the real reclaimers (core/domain.hpp), or a rule
 // derived from a real one that overrides one hook; they build under every back end of
@@ -23,6 +25,7 @@
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/epoch_limbo.hpp"
+#include "smr/reclaimers/ebr.hpp"
 #include "smr/reclaimers/hp.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
 #include "smr/reclaimers/nbr.hpp"
@@ -216,5 +219,25 @@ struct planted_nbr_rule : nbr_rule {
   static constexpr bool wait_for_acknowledgements = false;
 };
 using planted_nbr = basic_domain<planted_nbr_rule>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: a reclaim-now barrier that forces the epoch forward. Operations are EBR's, but
+// each barrier step advances the clock even while a reader is still in the old epoch, so two
+// steps free a node that reader holds.
+struct barrier_skips_readers_rule : ebr_rule {
+  static constexpr std::string_view name = "barrier_skips_readers";
+  static constexpr std::string_view summary = "PLANTED BUG: reclaim_now() advances the epoch without waiting";
+  template <class Base>
+  class thread_state : public ebr_rule::thread_state<Base> {
+   protected:
+    using ebr_rule::thread_state<Base>::thread_state;
+    void reclaim_step() {
+      const std::uint64_t e = this->start_period();
+      this->clock().advance(e, this->tc());  // the bug: no check of the other threads
+      this->leave();
+    }
+  };
+};
+using barrier_skips_readers = basic_domain<barrier_skips_readers_rule>;
 
 }  // namespace smr::test

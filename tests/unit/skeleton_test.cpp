@@ -21,46 +21,21 @@
 #include <thread>
 
 #include "smr/smr.hpp"
+#include "support/probe.hpp"
 #include "support/reclaimers.hpp"
 #include "support/stress.hpp"
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x5EC0DE5AFEC0FFEEull;
-
-template <class R>
-struct probe : R::node_base {
-  explicit probe(std::atomic<int>* freed) : freed_(freed) {}
-  ~probe() {
-    magic = 0;
-    if (freed_ != nullptr) freed_->fetch_add(1, std::memory_order_relaxed);
-  }
-  std::uint64_t magic = kMagic;
-  std::atomic<int>* freed_;
-};
-
-template <class List>
-struct with_both_free_policies;
-template <class... Rules>
-struct with_both_free_policies<smr::rule_list<Rules...>> {
-  using type = ::testing::Types<smr::basic_domain<Rules>..., smr::basic_domain<Rules, smr::core::amortized_free<>>...>;
-};
-using every_variant = with_both_free_policies<smr::all_rules>::type;
-
-struct variant_name {
-  template <class R>
-  static std::string GetName(int) {
-    return std::string(R::name);
-  }
-};
+using smr::test::every_variant;
+using smr::test::probe;
+using smr::test::variant_name;
+using smr::test::wait_until;
+constexpr std::uint64_t kMagic = smr::test::probe_magic;
 
 template <class R>
 class Skeleton : public ::testing::Test {};
 TYPED_TEST_SUITE(Skeleton, every_variant, variant_name);
-
-void wait_until(const std::atomic<int>& step, int value) {
-  while (step.load(std::memory_order_acquire) < value) std::this_thread::yield();
-}
 
 // Operations that retire fresh nodes: enough to drive every reclaimer's eager configuration
 // through many epochs, scans or rounds.
@@ -93,11 +68,7 @@ void nested_guard_scenario(bool end_outer_first) {
     {
       auto g = h.begin_op();
       auto s = g.slot();
-      probe<R>* x = g.read_phase([&] {
-        probe<R>* p = s.protect(link).get();
-        g.reserve(p);
-        return p;
-      });
+      probe<R>* x = smr::test::protect_in_operation(g, s, link);
       ASSERT_NE(x, nullptr);
       {
         auto inner = h.begin_op();  // joins the outer operation

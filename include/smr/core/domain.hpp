@@ -30,6 +30,9 @@
 //     on_create(node)              optional: stamp the header of a new node (IBR eras)
 //     read_phase(fn), reserve(nodes, n), in_read_phase()
 //                                  optional: restartable read phases (NBR)
+//     reclaim_step()               outside any operation: one step toward freeing everything
+//                                  the thread holds (advance, scan, round); reclaim_now()
+//                                  repeats it. Required of every rule that frees.
 //   Its constructor is the attach hook and its destructor the detach hook: it must leave its
 //   slot protecting nothing and free or donate every node it holds.
 //
@@ -49,11 +52,13 @@
 
 #include <array>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -126,6 +131,16 @@ struct protection_of<true, State> {
   using type = typename State::protection;
 };
 
+// now + timeout on the steady clock, saturating: a timeout too long to add means no deadline
+// (the default, duration::max(), must not overflow into the past).
+inline std::chrono::steady_clock::time_point deadline_after(std::chrono::nanoseconds timeout) {
+  using clock = std::chrono::steady_clock;
+  const clock::time_point now = clock::now();
+  if (timeout <= std::chrono::nanoseconds::zero()) return now;
+  if (timeout >= std::chrono::duration_cast<std::chrono::nanoseconds>(clock::time_point::max() - now)) return clock::time_point::max();
+  return now + std::chrono::duration_cast<clock::duration>(timeout);
+}
+
 }  // namespace detail
 
 // What most rules share, to inherit from: plain nodes, marked links, no domain-wide state.
@@ -180,6 +195,16 @@ class basic_domain : public Rule::template domain_state<detail::domain_core<Rule
 
   // Registers the calling thread. The handle belongs to this thread only.
   handle attach() { return handle(*this); }
+
+  // The barrier for what exited threads left behind: attaches the calling thread for the call
+  // and frees every node that detached handles handed to the domain, waiting (up to `timeout`)
+  // for live threads to release their protection. Returns whether none is left. Nodes retired
+  // by threads still attached stay theirs: each frees its own with handle::reclaim_now(). With
+  // qsbr the calling thread must not also hold an attached handle of this domain (it would be
+  // online and never quiescent for the call); docs/guide.md, "Reclaiming now".
+  bool reclaim_now(std::chrono::nanoseconds timeout = std::chrono::nanoseconds::max()) {
+    return attach().reclaim_now(timeout);
+  }
 
   // Protection slots each thread may hold at once (slot-based schemes); 0 means unlimited.
   unsigned protect_slots() const {
@@ -237,6 +262,35 @@ class basic_domain<Rule, FreePolicy>::handle
 
   // Retired nodes this thread has not freed yet (limbo plus the free policy's backlog).
   std::size_t unreclaimed() const { return state::unreclaimed() + this->pending_frees(); }
+
+  // The barrier (folly's hazptr_cleanup, liburcu's rcu_barrier, ck_epoch_barrier): frees every
+  // node this thread retired, and any that exited threads left to the domain, as soon as no
+  // thread protects it, waiting up to `timeout` for protections to be released. Returns true
+  // when this thread holds no retired node any more, false on timeout (what is left is still
+  // protected: a thread stalled in an operation, or for qsbr an online thread that declares no
+  // quiescent state) or for `none`, which never frees. Outside operations only: inside one it
+  // would wait for itself. What each reclaimer waits for: docs/guide.md, "Reclaiming now".
+  bool reclaim_now(std::chrono::nanoseconds timeout = std::chrono::nanoseconds::max()) {
+    if (detail::checks_on()) check_use();
+    if (this->depth_ != 0) detail::misuse("reclaim_now() inside an operation (it would wait for the operation itself)");
+    if constexpr (!traits.frees) {
+      (void)timeout;
+      return unreclaimed() == 0 && !this->domain().has_orphans();
+    } else {
+      static_assert(requires { this->state::reclaim_step(); },
+                    "a rule that frees must supply reclaim_step() (core/domain.hpp)");
+      const auto deadline = detail::deadline_after(timeout);
+      for (unsigned round = 0;; ++round) {
+        state::reclaim_step();
+        this->flush_frees();
+        if (unreclaimed() == 0) return true;
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        // Protections are released by other threads: yield first, then stop spinning.
+        if (round < 16) std::this_thread::yield();
+        else std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    }
+  }
 
   // Whether protecting reads thread state: slot-based rules, rules with a protect(link) hook
   // (IBR's reservation), and checked builds (protect() outside an operation). Otherwise a

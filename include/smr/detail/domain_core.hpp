@@ -76,6 +76,9 @@ class domain_core {
     has_orphans_.store(true, mo_release);
   }
 
+  // Whether exited threads left nodes that nobody adopted yet.
+  bool has_orphans() const { return has_orphans_.load(mo_acquire); }
+
   limbo_bag adopt() {
     if (!has_orphans_.load(mo_acquire)) return {};
     limbo_bag out;

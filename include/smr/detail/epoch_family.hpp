@@ -92,6 +92,11 @@ class epoch_thread : public Base {
   // Scans every slot and advances from e if all permit it (the caller announced e).
   bool try_advance(std::uint64_t e) { return clock().try_advance(e, this->domain().registry(), this->tc()); }
 
+  // The reclaim-now step, outside any operation: a period that frees what the epoch made safe
+  // and advances it if every thread permits. qsbr uses it as it is (a quiescent state); ebr
+  // and debra end the period again, since their threads are quiescent between operations.
+  void reclaim_step() { try_advance(start_period()); }
+
   // Only inside a period: a node unlinked (or adopted) while active with e is tagged e + 1.
   void retire(retired_node* n) {
     limbo_.retire(n, announced_ + 1);

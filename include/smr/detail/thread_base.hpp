@@ -68,6 +68,8 @@ class thread_base {
     domain_->registry().for_each([&](slot_type& s, std::size_t) { fn(s); });
   }
   std::size_t pending_frees() const { return free_.pending(); }
+  // Frees the free policy's whole backlog now (the reclaim-now barrier).
+  void flush_frees() { free_.flush(tc_); }
 
   // ---- for the skeleton's handle ----
 

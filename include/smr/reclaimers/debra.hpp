@@ -64,6 +64,11 @@ struct debra_rule : detail::epoch_rule_base {
     }
 
     void leave() { detail::epoch_clock::quiesce(this->slot().announce, this->announced_epoch()); }
+    // A full scan rather than one step of the round: the barrier wants the epoch to move now.
+    void reclaim_step() {
+      detail::epoch_thread<Base>::reclaim_step();
+      leave();
+    }
 
    private:
     // One step of the round for epoch e; runs after announce(), whose fence the lemma needs.

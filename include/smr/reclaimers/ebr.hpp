@@ -48,6 +48,10 @@ struct ebr_rule : detail::epoch_rule_base {
       }
     }
     void leave() { detail::epoch_clock::quiesce(this->slot().announce); }
+    void reclaim_step() {
+      detail::epoch_thread<Base>::reclaim_step();
+      leave();
+    }
 
    private:
     unsigned entries_ = 0;

@@ -179,6 +179,9 @@ struct hp_rule : rule_defaults {
 
     std::size_t unreclaimed() const { return limbo_.size(); }
 
+    // The reclaim-now step: a scan frees every node no hazard holds.
+    void reclaim_step() { scan(); }
+
    private:
     void scan() {
       limbo_.splice(this->adopt_orphans());

@@ -163,11 +163,17 @@ struct ibr_2ge_rule : rule_defaults {
     void on_create(ibr_2ge_node* n) {
       if (++allocs_ >= epoch_period()) {
         allocs_ = 0;
-        const std::uint64_t e = era_word().fetch_add(1, core::mo_relaxed) + 1;
-        this->tc().stats().epochs.add();
-        this->tc().record_instant(core::event_kind::epoch_advance, e);
+        advance_era();
       }
       n->birth_era = era_word().load(core::mo_relaxed);
+    }
+
+    // The reclaim-now step. Advancing first means operations that begin from now on reserve an
+    // era later than every retire era so far, so only operations already running can hold
+    // those nodes; then a scan frees what no reservation covers.
+    void reclaim_step() {
+      advance_era();
+      scan();
     }
 
     void retire(core::retired_node* r) {
@@ -192,6 +198,14 @@ struct ibr_2ge_rule : rule_defaults {
     };
 
     core::atomic<std::uint64_t>& era_word() { return this->domain().era_; }
+
+    // relaxed: the era is only a clock; ordering against reservations and retire eras comes
+    // from fences X, Y and Z (see the header), never from this increment.
+    void advance_era() {
+      const std::uint64_t e = era_word().fetch_add(1, core::mo_relaxed) + 1;
+      this->tc().stats().epochs.add();
+      this->tc().record_instant(core::event_kind::epoch_advance, e);
+    }
 
     std::uint64_t epoch_period() {
       const auto& cfg = this->domain().configuration();

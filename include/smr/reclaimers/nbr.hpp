@@ -239,6 +239,10 @@ struct nbr_rule : rule_defaults {
 
     std::size_t unreclaimed() const { return bag_.size(); }
 
+    // The reclaim-now step: a full round (neutralize, collect reservations, free the rest).
+    // Outside any operation, so we are in neither phase and no signal can restart us.
+    void reclaim_step() { reclaim(); }
+
    private:
     struct target {
       slot* s;

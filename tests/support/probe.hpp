@@ -1,0 +1,62 @@
+// What the skeleton-level tests share: a node that records its own destruction, the list of
+// every reclaimer in both free policies, and a way to hold one node protected in an operation
+// under any reclaimer (a read phase that reserves it, for NBR).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "smr/smr.hpp"
+
+namespace smr::test {
+
+inline constexpr std::uint64_t probe_magic = 0x5EC0DE5AFEC0FFEEull;
+
+// A node whose destructor clears its magic and counts itself in `freed` (when given).
+template <class R>
+struct probe : R::node_base {
+  explicit probe(std::atomic<int>* freed) : freed_(freed) {}
+  ~probe() {
+    magic = 0;
+    if (freed_ != nullptr) freed_->fetch_add(1, std::memory_order_relaxed);
+  }
+  std::uint64_t magic = probe_magic;
+  std::atomic<int>* freed_;
+};
+
+template <class List>
+struct with_both_free_policies;
+template <class... Rules>
+struct with_both_free_policies<smr::rule_list<Rules...>> {
+  using type = ::testing::Types<smr::basic_domain<Rules>..., smr::basic_domain<Rules, smr::core::amortized_free<>>...>;
+};
+// Every reclaimer, with batch and with amortized free.
+using every_variant = with_both_free_policies<smr::all_rules>::type;
+
+struct variant_name {
+  template <class R>
+  static std::string GetName(int) {
+    return std::string(R::name);
+  }
+};
+
+inline void wait_until(const std::atomic<int>& step, int value) {
+  while (step.load(std::memory_order_acquire) < value) std::this_thread::yield();
+}
+
+// Inside guard g, with slot s: reads `link` and keeps its target protected while s lives and
+// the operation goes on, under every reclaimer (NBR: the read phase reserves it).
+template <class Guard, class Slot, class Link>
+auto protect_in_operation(Guard& g, Slot& s, const Link& link) {
+  return g.read_phase([&] {
+    auto* p = s.protect(link).get();
+    g.reserve(p);
+    return p;
+  });
+}
+
+}  // namespace smr::test
