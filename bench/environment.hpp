@@ -8,7 +8,8 @@
 
 namespace smrbench {
 
-// cpu, cores, kernel, hostname, compiler, build_type, flags, commit, allocator_version.
+// cpu, cores, kernel, hostname, compiler, build_type, flags, commit, allocator_version, and
+// machine: the topology (topology.hpp), the CPUs the process may use and the cpufreq governor.
 nlohmann::json environment(const std::string& allocator_version);
 
 }  // namespace smrbench

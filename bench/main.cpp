@@ -148,6 +148,7 @@ int run(int argc, char** argv) {
       stopped_mid_trial = true;
       break;
     }
+    r.worker_cpus = cpus;
 
     std::optional<timeline_counts> counts;
     std::string timeline_file;

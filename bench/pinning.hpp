@@ -4,7 +4,9 @@
 //           siblings, then the next socket the same way (Epochs §3, IBR §5).
 //  scatter: spread over sockets first: round-robin across sockets, physical cores before
 //           hyperthread siblings.
-// Only CPUs in the process's affinity mask are used; more threads than CPUs wrap around.
+// Only CPUs in the process's affinity mask are used; more threads than CPUs wrap around. The
+// topology and the binding come from hwloc when smrbench is built with it, else from /sys and
+// sched_setaffinity (topology.hpp).
 #pragma once
 
 #include <string>

@@ -63,6 +63,8 @@ nlohmann::json trial_record(const options& o, unsigned trial, const trial_result
                             const std::optional<timeline_counts>& timeline, const std::string& timeline_file) {
   nlohmann::json config = trial_config(o, r.params, trial);
   config.erase("trial");  // the record carries it at the top level
+  // Where --pin put each worker (operating-system CPU numbers); null when not pinned.
+  config["pin_cpus"] = r.worker_cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.worker_cpus);
   const auto& m = r.metrics;
   const auto& s = r.stats;
   nlohmann::json metrics = {

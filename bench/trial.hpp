@@ -60,6 +60,7 @@ struct trial_result {
   smr::core::metric_support metrics;
   bool valid = false;
   std::string validation_detail;
+  std::vector<int> worker_cpus;  // --pin: the CPU of each worker (operating-system numbers); else empty
   bool interrupted = false;  // stopped by a signal: incomplete, neither validated nor reported
 };
 

@@ -10,6 +10,7 @@ debian_packages=(
   libgtest-dev            # C++ unit and stress tests
   relacy-dev              # model checking of the reclaimers' memory orders
   nlohmann-json3-dev      # smrbench JSON records
+  libhwloc-dev            # smrbench: the machine in each record, --pin on any topology
   libjemalloc2 libjemalloc-dev       # --allocator jemalloc
   libgoogle-perftools4 libtcmalloc-minimal4   # --allocator tcmalloc
   libmimalloc2.0          # --allocator mimalloc

@@ -1,20 +1,27 @@
-"""What a record carries beyond the metrics: the raw latency histogram of each kind of operation
-and the version; and --version itself."""
+"""What a record carries beyond the metrics: the machine (env.machine, from hwloc or /proc and
+/sys), where --pin put each worker, the raw latency histogram of each kind of operation, and the
+version; and --version itself."""
 
 import math
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import kind, listing, read_records, run, short_args
+from conftest import kind, listing, read_records, run, short_args, smrbench_path
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def one_record(outdir, args):
+def one_record(outdir, args, preexec_fn=None):
     out = outdir / "r.json"
-    r = run([*args, "--json", str(out)])
+    if preexec_fn is None:
+        r = run([*args, "--json", str(out)])
+    else:
+        r = subprocess.run([smrbench_path(), *args, "--json", str(out)], capture_output=True, text=True,
+                           timeout=120, preexec_fn=preexec_fn)
     assert r.returncode == 0, r.stderr
     [rec] = read_records(out)
     return rec
@@ -37,6 +44,87 @@ def test_version_option():
 
 def test_record_has_the_version(outdir):
     assert one_record(outdir, short_args(*set_pair()))["version"] == header_version()
+
+
+# --- the machine ------------------------------------------------------------------------------
+
+def sys_topology():
+    """Packages, physical cores and hardware threads as Linux's /sys shows the online CPUs."""
+    online = Path("/sys/devices/system/cpu/online").read_text().strip()
+    cpus = []
+    for part in online.split(","):
+        lo, _, hi = part.partition("-")
+        cpus += range(int(lo), int(hi or lo) + 1)
+    packages, cores = set(), set()
+    for cpu in cpus:
+        topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        package = (topo / "physical_package_id").read_text().strip()
+        packages.add(package)
+        cores.add((package, (topo / "core_id").read_text().strip()))
+    return len(packages), len(cores), len(cpus)
+
+
+def test_machine_is_described(outdir):
+    rec = one_record(outdir, short_args(*set_pair()))
+    env = rec["env"]
+    m = env["machine"]
+    # Either source is fine, but the record says which; ctest tells how the binary was built.
+    assert m["topology_source"].startswith("hwloc ") or m["topology_source"].startswith("/proc and /sys (")
+    built_with = os.environ.get("SMRBENCH_BUILT_WITH_HWLOC")
+    if built_with == "1":
+        assert m["topology_source"].startswith("hwloc ")
+    elif built_with == "0":
+        assert m["topology_source"] == "/proc and /sys (smrbench was built without hwloc)"
+    assert m["cpu_model"] and m["cpu_model"] != ""
+    assert 1 <= m["sockets"] <= m["cores"] <= m["cpus"]
+    assert m["threads_per_core"] == -(-m["cpus"] // m["cores"])
+    assert m["smt"] == (m["threads_per_core"] > 1)
+    assert m["numa_nodes"] >= 1
+    assert m["affinity_cpus"] == len(os.sched_getaffinity(0))
+    if Path("/sys/devices/system/cpu/online").exists():
+        assert (m["sockets"], m["cores"], m["cpus"]) == sys_topology()
+    # Caches: level 1 data at least, ordered by level, each with a size and its sharing.
+    levels = [(c["level"], c["type"]) for c in m["caches"]]
+    if Path("/sys/devices/system/cpu/cpu0/cache").exists():
+        assert (1, "data") in levels
+    assert levels == sorted(levels, key=lambda lt: (lt[0], ["data", "instruction", "unified"].index(lt[1])))
+    for c in m["caches"]:
+        assert c["size_bytes"] > 0 and c["instances"] >= 1 and 1 <= c["cpus_sharing"] <= m["cpus"]
+    # The governor as cpufreq reports it, or null without cpufreq (usual in a VM).
+    governor_files = list(Path("/sys/devices/system/cpu").glob("cpu[0-9]*/cpufreq/scaling_governor"))
+    if governor_files:
+        assert m["governor"] == ",".join(sorted({f.read_text().strip() for f in governor_files}))
+    else:
+        assert m["governor"] is None
+    # The earlier env keys stay as they were (smrlab compares them).
+    assert env["cores"] == os.cpu_count()
+    for key in ("cpu", "kernel", "hostname", "allocator_version"):
+        assert isinstance(env[key], str) and env[key]
+    assert env["kernel"].startswith(os.uname().sysname + " " + os.uname().release)
+
+
+# --- pinning ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("policy", ["compact", "scatter"])
+def test_pin_uses_every_allowed_cpu_then_wraps(outdir, policy):
+    allowed = sorted(os.sched_getaffinity(0))
+    threads = len(allowed) + 1
+    rec = one_record(outdir, [*short_args(*set_pair(), threads=threads), "--pin", policy])
+    cpus = rec["config"]["pin_cpus"]
+    assert sorted(cpus[:len(allowed)]) == allowed
+    assert cpus[len(allowed)] == cpus[0]
+
+
+def test_pin_stays_inside_the_affinity_mask(outdir):
+    only = max(os.sched_getaffinity(0))
+    rec = one_record(outdir, [*short_args(*set_pair(), threads=2), "--pin", "compact"],
+                     preexec_fn=lambda: os.sched_setaffinity(0, {only}))
+    assert rec["config"]["pin_cpus"] == [only, only]
+    assert rec["env"]["machine"]["affinity_cpus"] == 1
+
+
+def test_no_pin_records_null(outdir):
+    assert one_record(outdir, short_args(*set_pair()))["config"]["pin_cpus"] is None
 
 
 # --- latency histograms -----------------------------------------------------------------------
