@@ -158,6 +158,33 @@ TYPED_TEST(ReclaimNow, DomainBarrierFreesWhatExitedThreadsLeft) {
   }
 }
 
+// A handle that has announced before and retired nothing itself must still free what exited
+// threads left (its rule adopts orphans only on a new epoch, for the epoch schemes). Default
+// configurations: 50 retirements do not move ebr's or qsbr's epoch, so the orphans appear while
+// the epoch stands where this handle last announced it.
+TYPED_TEST(ReclaimNow, HandleBarrierFreesOrphansWithAnEmptyLimbo) {
+  using R = TypeParam;
+  smr::test::watchdog dog(std::chrono::seconds(60), "handle reclaim_now and orphans");
+  std::atomic<int> freed{0};
+  R domain;
+  auto h = domain.attach();
+  {
+    auto g = h.begin_op();  // announces (epoch schemes) before the orphans exist
+  }
+  std::thread leaver([&] {
+    auto lh = domain.attach();
+    retire_fresh<R>(lh, freed, 50);
+  });
+  leaver.join();
+  EXPECT_EQ(h.unreclaimed(), 0u);
+  if constexpr (R::traits.frees) {
+    EXPECT_TRUE(h.reclaim_now()) << R::name;
+    EXPECT_EQ(freed.load(), 50) << R::name;
+  } else {
+    EXPECT_FALSE(h.reclaim_now(10ms)) << "none: the orphans are never freed";
+  }
+}
+
 // Barriers between the writers' operations never free what readers hold
 // (support/barrier_stress.hpp; tests/expected_failure/barrier_skips_readers.cpp is the control).
 TYPED_TEST(ReclaimNow, ConcurrentBarriersFreeNothingHeld) {

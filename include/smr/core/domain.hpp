@@ -283,7 +283,9 @@ class basic_domain<Rule, FreePolicy>::handle
       for (unsigned round = 0;; ++round) {
         state::reclaim_step();
         this->flush_frees();
-        if (unreclaimed() == 0) return true;
+        // Orphans count too: a step adopts them only once its rule allows (epoch rules when the
+        // epoch moved), so a thread with an empty limbo must still step until they are gone.
+        if (unreclaimed() == 0 && !this->domain().has_orphans()) return true;
         if (std::chrono::steady_clock::now() >= deadline) return false;
         // Protections are released by other threads: yield first, then stop spinning.
         if (round < 16) std::this_thread::yield();
