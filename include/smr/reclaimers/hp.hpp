@@ -40,6 +40,15 @@
 // Usage contract: protection goes through protection_slot / guarded_ptr objects (at most
 // `slots` at once per thread, else smr::slots_exhausted); slot.hold(p) needs p protected by
 // another slot of the same thread (or not yet published).
+//
+// The fence pair is a policy. hp_rule_with<Fences> is the one HP rule; Fences supplies fence X
+// (reader(), in protect) and fence Y (scanner(), in scan), and the rule's name. smr::hp uses
+// hp_symmetric_fences: a seq_cst fence on both sides, exactly the code the proof above is
+// about. smr::hp_asym (reclaimers/hp_asym.hpp) replaces X by a compiler barrier and Y by a
+// process-wide barrier (membarrier); its header comment has the proof for that pair. A policy
+// is an empty or small value type: the domain builds one at construction (where a policy may
+// set itself up, e.g. register with the kernel) and every handle keeps a copy, so that its
+// fences read nothing shared.
 #pragma once
 
 #include <algorithm>
@@ -51,8 +60,17 @@
 
 namespace smr {
 
-struct hp_rule : rule_defaults {
+// smr::hp's fence pair: X and Y are both seq_cst fences, (1) above.
+struct hp_symmetric_fences {
   static constexpr std::string_view name = "hp", summary = "Michael's hazard pointers: publish, fence, validate per pointer (Hart et al. 2007, §2.3)";
+  static void reader() { core::fence(core::mo_seq_cst); }   // X
+  static void scanner() { core::fence(core::mo_seq_cst); }  // Y
+};
+
+template <class Fences>
+struct hp_rule_with : rule_defaults {
+  static constexpr std::string_view name = Fences::name, summary = Fences::summary;
+  using fences = Fences;
 
   struct config {
     unsigned slots = 4;  // K: hazard pointers per thread
@@ -96,12 +114,18 @@ struct hp_rule : rule_defaults {
 
     unsigned protect_slots() const { return this->configuration().slots; }
 
+    // The fence pair, set up once with the domain (before any handle can exist).
+    const Fences& fence_policy() const { return fences_; }
+
     // R with the threads registered now.
     std::size_t scan_threshold() {
       if (this->configuration().scan_threshold != 0) return this->configuration().scan_threshold;
       const std::size_t h = std::size_t{this->configuration().slots} * this->registry().active_threads();
       return 2 * h + 100;
     }
+
+   private:
+    [[no_unique_address]] Fences fences_{};
   };
 
   template <class Base>
@@ -110,7 +134,7 @@ struct hp_rule : rule_defaults {
     using protection = hazard*;  // what a protection slot keeps: its hazard's address
 
    protected:
-    explicit thread_state(typename Base::domain_type& d) : Base(d) {
+    explicit thread_state(typename Base::domain_type& d) : Base(d), fences_(d.fence_policy()) {
       auto& s = this->slot();
       // relaxed: only owners write `lines`, and our acquire claim of the slot follows the
       // previous owner's release.
@@ -148,9 +172,9 @@ struct hp_rule : rule_defaults {
           return p;
         }
         h->store(static_cast<core::retired_node*>(p.get()), core::mo_release);  // (2)
-        // seq_cst fence (X): the hazard is visible before the re-read; pairs with fence Y in
-        // scan(), (1) above.
-        core::fence(core::mo_seq_cst);
+        // Fence X: the hazard is visible before the re-read; pairs with fence Y in scan(), (1)
+        // above (a seq_cst fence; hp_asym: a compiler barrier, paired with membarrier).
+        fences_.reader();
         // acquire: pairs with the release that published the node.
         const core::marked_ptr<T> q = src.load(core::mo_acquire);
         if (q == p) return q;
@@ -187,9 +211,9 @@ struct hp_rule : rule_defaults {
       limbo_.splice(this->adopt_orphans());
       if (limbo_.empty()) return;
       this->tc().record_instant(core::event_kind::garbage, limbo_.size());
-      // seq_cst fence (Y): every node in limbo was unlinked before it; pairs with fence X in
-      // protect(), (1) above.
-      core::fence(core::mo_seq_cst);
+      // Fence Y: every node in limbo was unlinked before it; pairs with fence X in protect(),
+      // (1) above (a seq_cst fence; hp_asym: membarrier).
+      fences_.scanner();
       set_.clear();
       const unsigned k = this->domain().protect_slots();
       this->for_each_slot([&](auto& s) { collect(s, k); });
@@ -212,11 +236,14 @@ struct hp_rule : rule_defaults {
       }
     }
 
+    [[no_unique_address]] Fences fences_;  // a copy of the domain's: nothing shared to read
     hazard_line* lines_ = nullptr;
     detail::limbo_bag limbo_;
     detail::protected_set set_;
   };
 };
+
+using hp_rule = hp_rule_with<hp_symmetric_fences>;
 
 template <class FreePolicy = core::batch_free> using basic_hp = basic_domain<hp_rule, FreePolicy>;
 using hp = basic_hp<>;
