@@ -13,6 +13,8 @@
 //                           acknowledgements.
 //   barrier_skips_readers   EBR whose reclaim-now step advances the epoch without asking the
 //                           other threads: a barrier that does not wait for protection.
+//   hp_asym_no_membarrier   hp_asym whose scanner issues a compiler barrier instead of
+//                           membarrier: nothing orders a reader's hazard store before its re-read.
 //
 // Each is a rule on the same skeleton as the real reclaimers (core/domain.hpp), or a rule
 // derived from a real one that overrides one hook; they build under every back end of
@@ -239,5 +241,19 @@ struct barrier_skips_readers_rule : ebr_rule {
   };
 };
 using barrier_skips_readers = basic_domain<barrier_skips_readers_rule>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: hp_asym without its membarrier. The reader keeps hp_asym's compiler barrier and
+// the scanner's membarrier becomes a compiler barrier too, so nothing orders the reader's hazard
+// store before its re-read of the link: on x86 the store may wait in the store buffer while the
+// re-read still sees the node, and a scan running meanwhile misses the hazard and frees the node
+// (the store-load reordering TSO allows). One policy of the same HP rule (hp.hpp).
+struct no_membarrier_fences {
+  static constexpr std::string_view name = "hp_asym_no_membarrier",
+                                    summary = "PLANTED BUG: hp_asym with a compiler barrier instead of membarrier";
+  static void reader() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+  static void scanner() { std::atomic_signal_fence(std::memory_order_seq_cst); }  // the bug
+};
+using hp_asym_no_membarrier = basic_domain<hp_rule_with<no_membarrier_fences>>;
 
 }  // namespace smr::test
