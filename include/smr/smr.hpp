@@ -7,9 +7,11 @@
 #include "smr/core/domain.hpp"
 #include "smr/reclaimers/debra.hpp"
 #include "smr/reclaimers/ebr.hpp"
+#include "smr/reclaimers/he.hpp"
 #include "smr/reclaimers/hp.hpp"
 #include "smr/reclaimers/hp_asym.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
+#include "smr/reclaimers/ibr_epoch.hpp"
 #include "smr/reclaimers/nbr.hpp"
 #include "smr/reclaimers/none.hpp"
 #include "smr/reclaimers/qsbr.hpp"
@@ -28,6 +30,6 @@ struct rule_list {};
 // Every reclamation rule of the library: the one line a new reclaimer adds here. smrbench, the
 // test suites and the docs' tables enumerate it; each rule whose traits say it frees also gets
 // its amortized-free variant (basic_domain<rule, core::amortized_free<>>, named <name>_af).
-using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, debra_rule, hp_rule, hp_asym_rule, ibr_2ge_rule, nbr_rule>;
+using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, debra_rule, hp_rule, hp_asym_rule, he_rule, ibr_epoch_rule, ibr_2ge_rule, nbr_rule>;
 
 }  // namespace smr

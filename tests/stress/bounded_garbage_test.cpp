@@ -1,8 +1,8 @@
 // Bounded garbage: one thread stalls inside an operation while others churn, and the schemes
-// that promise bounded garbage (hp, ibr_2ge, nbr) must keep their unreclaimed nodes under a
+// that promise bounded garbage (hp, he, ibr_2ge, nbr) must keep their unreclaimed nodes under a
 // bound derived from their configuration, while the epoch and quiescence schemes (ebr, debra,
 // qsbr) must keep every node retired since the stall (asserted too: the test can tell the two
-// kinds apart).
+// kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
 //
 // Run (identical for every reclaimer, so runs are comparable):
 //   1. prefill the set (hm_list_rr, U keys) to half its range, single-threaded;
@@ -37,9 +37,18 @@
 //     last scan, the running peak stays under T (f + (U + T k) + T (U + 2(T+1)k)). That figure
 //     assumes no churn operation is starved (IBR §4.3.1); k is chosen so that an operation
 //     spans few eras.
+//   he (K slots, era every k allocations of a thread, unscaled; scan every f retirements). The
+//     stalled thread's one published era e pins the nodes born by e and retired from e on: as
+//     for ibr_2ge, at most U + T k, and that is what remains after step 4. While the churn runs
+//     each churn thread publishes up to K eras, each pinning the nodes alive in it: at most U
+//     in the set or in flight (T more) when it began plus k per thread born during it; with each
+//     bag at most f past its scan the running peak stays under
+//     T (f + (U + T k) + T K (U + T + T k)).
 //   ebr, debra, qsbr: the stalled announcement (or missing quiescent state) stops the epoch
 //     at most one advance later, and every node retired after the stall is tagged beyond it:
 //     after step 4, unreclaimed >= retired during the churn, and above every bound above.
+//   ibr_epoch: the era keeps advancing, but the stalled reservation [e, none] pins every node
+//     retired from e on, which is every node retired during the churn: the same assertion.
 // Peaks come from domain.stats().peak_unreclaimed (a gauge that may lag, never lead, by
 // 32 retirements per thread) and from the exact per-thread samples summed over threads.
 #include <gtest/gtest.h>
@@ -111,6 +120,23 @@ struct garbage_spec<smr::ibr_2ge> {
 };
 
 template <>
+struct garbage_spec<smr::he> {
+  static constexpr bool bounded = true;
+  static constexpr unsigned K = 3;  // hm_list's need
+  static constexpr unsigned k = 16;
+  static constexpr unsigned f = 4;
+  static smr::he::config config() {
+    return {.slots = K, .epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f};
+  }
+  static bounds bound() {
+    const std::int64_t T = churn_threads, U = key_range;
+    const std::int64_t stalled_pins = U + T * k;
+    const std::int64_t churn_pins = T * K * (U + T + T * k);
+    return {T * (f + stalled_pins + churn_pins), stalled_pins};
+  }
+};
+
+template <>
 struct garbage_spec<smr::ebr> {
   static constexpr bool bounded = false;
   static smr::ebr::config config() { return {.advance_every = 2}; }
@@ -121,6 +147,13 @@ struct garbage_spec<smr::debra> {
   static smr::debra::config config() { return {.check_every = 1}; }
 };
 template <>
+struct garbage_spec<smr::ibr_epoch> {
+  static constexpr bool bounded = false;
+  static smr::ibr_epoch::config config() {
+    return {.epoch_frequency = 16, .scale_epoch_frequency = false, .empty_frequency = 4};
+  }
+};
+template <>
 struct garbage_spec<smr::qsbr> {
   static constexpr bool bounded = false;
   static smr::qsbr::config config() { return {.quiescent_every = 2}; }
@@ -129,7 +162,7 @@ struct garbage_spec<smr::qsbr> {
 // The largest settled bound of the bounded schemes: the unbounded ones must exceed it.
 std::int64_t largest_settled_bound() {
   return std::max({garbage_spec<smr::hp>::bound().settled, garbage_spec<smr::nbr>::bound().settled,
-                   garbage_spec<smr::ibr_2ge>::bound().settled});
+                   garbage_spec<smr::ibr_2ge>::bound().settled, garbage_spec<smr::he>::bound().settled});
 }
 
 template <class R>
@@ -222,7 +255,7 @@ outcome run_with_stalled_thread() {
 
 template <class R>
 class BoundedGarbage : public ::testing::Test {};
-using reclaimers = ::testing::Types<smr::hp, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr>;
+using reclaimers = ::testing::Types<smr::hp, smr::he, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr, smr::ibr_epoch>;
 TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(BoundedGarbage, StalledThread) {

@@ -8,7 +8,8 @@
 //                           (the control that must pass), Early = 1 frees one epoch too early.
 //   unvalidated_protect<R>  the real reclaimer R with a protect() that reads the link and
 //                           publishes the pointer but never validates it: HP's protect without
-//                           the fence and re-read, IBR's without raising the reserved upper era.
+//                           the fence and re-read, IBR's without raising the reserved upper era,
+//                           HE's publishing the node's era without re-reading the link.
 //   planted_nbr             NBR that frees without waiting for the signalled threads'
 //                           acknowledgements.
 //   barrier_skips_readers   EBR whose reclaim-now step advances the epoch without asking the
@@ -28,6 +29,7 @@
 #include "smr/core/domain.hpp"
 #include "smr/detail/epoch_limbo.hpp"
 #include "smr/reclaimers/ebr.hpp"
+#include "smr/reclaimers/he.hpp"
 #include "smr/reclaimers/hp.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
 #include "smr/reclaimers/nbr.hpp"
@@ -208,6 +210,21 @@ struct unvalidated_rule<ibr_2ge_rule> : ibr_2ge_rule {
     template <class T>
     core::marked_ptr<T> protect(const core::atomic_marked_ptr<T>& src) {
       return src.load(core::mo_acquire);  // the bug: the reserved upper era is never raised
+    }
+  };
+};
+
+template <>
+struct unvalidated_rule<he_rule> : he_rule {
+  template <class Base>
+  class thread_state : public he_rule::thread_state<Base> {
+   protected:
+    using he_rule::thread_state<Base>::thread_state;
+    template <class T>
+    core::marked_ptr<T> protect(hazard_era* h, const core::atomic_marked_ptr<T>& src) {
+      const core::marked_ptr<T> p = src.load(core::mo_acquire);
+      this->hold(h, p.get());  // the bug: an era of the node published, the link never re-read
+      return p;
     }
   };
 };

@@ -1,6 +1,8 @@
-// hp and ibr_2ge: a protected node survives other threads' scans until released, garbage stays
-// bounded while a thread is stalled inside an operation, exiting threads hand their nodes over,
-// protect() validates (HP retries, IBR raises its interval), eras are stamped, stats add up.
+// hp, he, ibr_2ge and ibr_epoch: a protected node survives other threads' scans until
+// released, garbage stays bounded while a thread is stalled inside an operation, exiting
+// threads hand their nodes over, protect() validates (HP retries, HE republishes when the era
+// moved, IBR raises its interval), hold() copies protection (hp, he), eras are stamped, stats
+// add up, and ibr_epoch's reservation pins what retires from its era on.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -105,12 +107,25 @@ struct cfg<smr::ibr_2ge> {
   }
 };
 
+template <>
+struct cfg<smr::he> {
+  static smr::he::config eager() {
+    return {.slots = 2, .epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
+  }
+  static smr::he::config bounded() {
+    return {.slots = 2, .epoch_frequency = cfg<smr::ibr_2ge>::f, .scale_epoch_frequency = false,
+            .empty_frequency = cfg<smr::ibr_2ge>::e};
+  }
+  // The stalled thread's one published era e pins what ibr_2ge's [lo, hi] with hi = lo pins.
+  static std::size_t per_thread_bound(unsigned workers) { return cfg<smr::ibr_2ge>::per_thread_bound(workers); }
+};
+
 template <class R>
 class HpIbr : public ::testing::Test {
  protected:
   void SetUp() override { freed_log::clear(); }
 };
-using robust_reclaimers = ::testing::Types<smr::hp, smr::ibr_2ge>;
+using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::ibr_2ge>;
 TYPED_TEST_SUITE(HpIbr, robust_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(HpIbr, ProtectedNodeSurvivesOtherThreadsScans) {
@@ -264,11 +279,20 @@ TEST(Hp, ProtectDoesNotCountRetriesOnAStableLink) {
   smr::core::free_node(a);
 }
 
+// ---- hold(): hp and he ----
+
+template <class R>
+class SlotHold : public ::testing::Test {
+ protected:
+  void SetUp() override { freed_log::clear(); }
+};
+using slot_reclaimers = ::testing::Types<smr::hp, smr::he>;
+TYPED_TEST_SUITE(SlotHold, slot_reclaimers, smr::test::reclaimer_name);
+
 // hold() copies protection: after the source slot is reused, the copy alone keeps the node.
-TEST(Hp, HoldKeepsANodeAfterItsSlotIsReused) {
-  using R = smr::hp;
-  freed_log::clear();
-  R domain(smr::hp::config{.slots = 2, .scan_threshold = 1});
+TYPED_TEST(SlotHold, KeepsANodeAfterItsSlotIsReused) {
+  using R = TypeParam;
+  R domain(cfg<R>::eager());
   link_t<R> la, lb;
   auto h = domain.attach();
   tnode<R>* x = make_node<R>(h, 1);
@@ -298,9 +322,9 @@ TEST(Hp, HoldKeepsANodeAfterItsSlotIsReused) {
 
 // Concurrent form of the test above: readers copy a node to another slot and reuse the source
 // slot while writers replace and retire it with a scan at every retirement (version check).
-TEST(Hp, HoldUnderConcurrentScans) {
-  using R = smr::hp;
-  R domain(smr::hp::config{.slots = 2, .scan_threshold = 1});
+TYPED_TEST(SlotHold, UnderConcurrentScans) {
+  using R = TypeParam;
+  R domain(cfg<R>::eager());
   link_t<R> la, lb;
   {
     auto h = domain.attach();
@@ -485,3 +509,89 @@ TYPED_TEST(HpIbr, ReadersNeverSeeFreedNodes) {
 }
 
 }  // namespace
+
+// ---- he ----
+
+namespace he_tests {
+
+// A published era pins exactly the nodes alive in it: born by it and retired from it on.
+TEST(He, PublishedEraPinsOnlyNodesAliveInIt) {
+  using R = smr::he;
+  freed_log::clear();
+  R domain(cfg<R>::eager());  // every create() advances the era: eras are exact
+  auto reader = domain.attach();
+  auto writer = domain.attach();
+  link_t<R> link;
+  tnode<R>* old_node = make_node<R>(writer, 1);  // born before the reader's era
+  link.store(old_node, smr::core::mo_release);
+  {
+    auto g = reader.begin_op();
+    auto s = g.slot();
+    ASSERT_EQ(s.protect(link).get(), old_node);  // publishes era e
+    tnode<R>* young = make_node<R>(writer, 2);   // born after e: never visible in era e
+    retire_node<R>(writer, young);
+    link.store(nullptr, smr::core::mo_release);
+    retire_node<R>(writer, old_node);  // alive in e: pinned
+    for (int i = 0; i < 10; ++i) retire_node<R>(writer, make_node<R>(writer, 10 + i));
+    EXPECT_TRUE(freed_log::contains(2)) << "a node born after the published era was pinned";
+    EXPECT_FALSE(freed_log::contains(1)) << "a node alive in the published era was freed";
+    EXPECT_EQ(old_node->id, 1);
+  }
+  retire_node<R>(writer, make_node<R>(writer, 99));
+  EXPECT_TRUE(freed_log::contains(1)) << "released: the next scan must free it";
+}
+
+// While the era stands still, protect() publishes once per slot; it republishes (and counts a
+// retry) only after the era moved.
+TEST(He, ProtectRepublishesOnlyWhenTheEraMoves) {
+  using R = smr::he;
+  R domain(smr::he::config{.slots = 2, .epoch_frequency = 1000, .scale_epoch_frequency = false});
+  link_t<R> link;
+  auto h = domain.attach();
+  tnode<R>* a = make_node<R>(h, 1);
+  link.store(a, smr::core::mo_release);
+  auto g = h.begin_op();
+  auto s = g.slot();
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(s.protect(link).get(), a);
+  EXPECT_EQ(domain.stats().protect_retries, 0u) << "republished with the era standing still";
+  const std::uint64_t era = domain.era();
+  auto second = domain.attach();  // outside any operation: its barrier step advances the era
+  EXPECT_TRUE(second.reclaim_now());
+  EXPECT_GT(domain.era(), era);
+  EXPECT_EQ(s.protect(link).get(), a);
+  EXPECT_EQ(domain.stats().protect_retries, 1u);
+  EXPECT_EQ(s.protect(link).get(), a);
+  EXPECT_EQ(domain.stats().protect_retries, 1u);
+  s.reset();
+  g.dispose(a);
+}
+
+}  // namespace he_tests
+
+// ---- ibr_epoch ----
+
+// The reservation made at the start of an operation pins every node retired from its era on
+// and nothing retired before it.
+TEST(IbrEpoch, ReservationPinsWhatRetiresFromItsEraOn) {
+  using R = smr::ibr_epoch;
+  freed_log::clear();
+  R domain(smr::ibr_epoch::config{.epoch_frequency = 1, .scale_epoch_frequency = false,
+                                 .empty_frequency = 1});
+  auto reader = domain.attach();
+  auto writer = domain.attach();
+  tnode<R>* before = make_node<R>(writer, 1);
+  retire_node<R>(writer, before);  // retired in era r
+  retire_node<R>(writer, make_node<R>(writer, 2));  // advances the era past r
+  {
+    auto g = reader.begin_op();  // reserves an era > r
+    tnode<R>* after = make_node<R>(writer, 3);
+    retire_node<R>(writer, after);  // retired from the reservation's era on: pinned
+    for (int i = 0; i < 5; ++i) retire_node<R>(writer, make_node<R>(writer, 10 + i));
+    EXPECT_TRUE(freed_log::contains(1)) << "a node retired before the reservation was pinned";
+    EXPECT_FALSE(freed_log::contains(3)) << "a node retired during the reservation was freed";
+    EXPECT_FALSE(freed_log::contains(10)) << "ibr_epoch pins everything retired from its era on";
+  }
+  retire_node<R>(writer, make_node<R>(writer, 99));
+  EXPECT_TRUE(freed_log::contains(3));
+  EXPECT_TRUE(freed_log::contains(10));
+}

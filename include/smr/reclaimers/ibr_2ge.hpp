@@ -44,23 +44,17 @@
 // Usage contract: retire only nodes already unlinked.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <vector>
 
 #include "smr/core/domain.hpp"
+#include "smr/detail/era_family.hpp"
 
 namespace smr {
 
-// The IBR node header: the limbo link plus the node's lifetime in eras. Written by the owning
-// thread before the node is published (birth) or after it is unlinked (retire) and read only
-// by whoever holds the node in limbo, so the fields need no atomics.
-struct ibr_2ge_node : core::retired_node {
-  std::uint64_t birth_era = 0;  // 0 (not made by create) is conservative: born before all
-  std::uint64_t retire_era = 0;
-};
+// The node header with the node's lifetime in eras (detail/era_family.hpp).
+using ibr_2ge_node = era_node;
 
 struct ibr_2ge_rule : rule_defaults {
   static constexpr std::string_view name = "ibr_2ge", summary = "two-global-epochs interval-based reclamation (Wen et al. 2018, §3.3)";
@@ -93,37 +87,38 @@ struct ibr_2ge_rule : rule_defaults {
   };
 
   template <class Base>
-  class thread_state;
+  using domain_state = detail::era_domain<Base>;
 
-  template <class Base>
-  class domain_state : public Base {
-   public:
-    using Base::Base;
-    std::uint64_t era() const { return era_.load(core::mo_relaxed); }
-
-   private:
-    template <class>
-    friend class thread_state;
-    // Eras start at 1 so that `unfenced` (0) is never a current era.
-    alignas(detail::cache_line) core::atomic<std::uint64_t> era_{1};
-  };
-
-  template <class Base>
-  class thread_state : public Base {
-   protected:
-    using Base::Base;
-
-    // Our reservation is [none, none]: free what nobody reserves, hand the rest over.
-    ~thread_state() {
-      scan();
-      this->donate(limbo_.take_all());
+  // A slot's interval, for the scan. Same lower before and after the upper load: the upper
+  // belongs to the operation that set that lower, or to one that began in the same era (the
+  // acquire keeps the re-read after it). A mixed pair would be safe but could pin every node
+  // retired while the scanner was preempted between the two loads.
+  template <class Domain, class Slot>
+  static void collect_reservations(Domain&, Slot& s, detail::reserved_eras& out) {
+    for (;;) {
+      // acquire (both): pairs with the release reservation stores, (c) above.
+      const std::uint64_t lo = s.lower.load(core::mo_acquire);
+      if (lo == none) return;  // outside an operation, or entering one: nothing read yet
+      const std::uint64_t hi = s.upper.load(core::mo_acquire);
+      if (s.lower.load(core::mo_relaxed) == lo) {
+        out.add(lo, hi);
+        return;
+      }
     }
+  }
+
+  template <class Base>
+  class thread_state : public detail::era_thread<Base, typename Base::rule_type> {
+    using era_base = detail::era_thread<Base, typename Base::rule_type>;
+
+   protected:
+    using era_base::era_base;
 
     void enter() {
-      const std::uint64_t e = era_word().load(core::mo_relaxed);
+      const std::uint64_t e = this->current_era();
       if (e != seen_era_) {
         seen_era_ = e;
-        this->tc().record_instant(core::event_kind::garbage, limbo_.size());
+        this->tc().record_instant(core::event_kind::garbage, this->unreclaimed());
       }
       auto& s = this->slot();
       // upper first: while lower is still `none` the slot reserves nothing, which is right
@@ -152,116 +147,26 @@ struct ibr_2ge_rule : rule_defaults {
       for (;;) {
         // acquire: pairs with the release that published the node (and its birth era), (a).
         const core::marked_ptr<T> p = src.load(core::mo_acquire);
-        // relaxed: the acquire above keeps this load after it, which is all (a) needs.
-        const std::uint64_t e = era_word().load(core::mo_relaxed);
+        // The acquire above keeps this (relaxed) load after it, which is all (a) needs.
+        const std::uint64_t e = this->current_era();
         if (e == upper_) return p;
         reserve_upper(e);
       }
     }
 
-    // alloc() of Fig. 4: counts allocations, advances the era, stamps the birth era.
-    void on_create(ibr_2ge_node* n) {
-      if (++allocs_ >= epoch_period()) {
-        allocs_ = 0;
-        advance_era();
-      }
-      n->birth_era = era_word().load(core::mo_relaxed);
-    }
-
-    // The reclaim-now step. Advancing first means operations that begin from now on reserve an
-    // era later than every retire era so far, so only operations already running can hold
-    // those nodes; then a scan frees what no reservation covers.
-    void reclaim_step() {
-      advance_era();
-      scan();
-    }
-
-    void retire(core::retired_node* r) {
-      auto* n = static_cast<ibr_2ge_node*>(r);
-      // seq_cst fence (Z): the unlink that preceded this call is ordered before the era read;
-      // pairs with fence X in protect(), (b) in the header.
-      core::fence(core::mo_seq_cst);
-      n->retire_era = era_word().load(core::mo_relaxed);
-      limbo_.push(n);
-      this->tc().note_retired();
-      if (++retires_ >= this->domain().configuration().empty_frequency) {
-        retires_ = 0;
-        scan();
-      }
-    }
-
-    std::size_t unreclaimed() const { return limbo_.size(); }
-
    private:
-    struct interval {
-      std::uint64_t lower, upper;
-    };
-
-    core::atomic<std::uint64_t>& era_word() { return this->domain().era_; }
-
-    // relaxed: the era is only a clock; ordering against reservations and retire eras comes
-    // from fences X, Y and Z (see the header), never from this increment.
-    void advance_era() {
-      const std::uint64_t e = era_word().fetch_add(1, core::mo_relaxed) + 1;
-      this->tc().stats().epochs.add();
-      this->tc().record_instant(core::event_kind::epoch_advance, e);
-    }
-
-    std::uint64_t epoch_period() {
-      const auto& cfg = this->domain().configuration();
-      std::uint64_t p = cfg.epoch_frequency;
-      if (cfg.scale_epoch_frequency) p *= std::max<std::size_t>(1, this->domain().registry().active_threads());
-      return p;
-    }
-
     // Raises the published upper bound to e, then fence X; protect() then re-reads its link.
     void reserve_upper(std::uint64_t e) {
       // release: see enter(); (c) in the header.
       this->slot().upper.store(e, core::mo_release);
       // seq_cst fence (X): the reservation is visible before the link is read again; pairs
-      // with fence Y in scan() (c) and fence Z in retire() (b).
+      // with fence Y in the scan (c) and fence Z in retire (b).
       core::fence(core::mo_seq_cst);
       upper_ = e;
     }
 
-    // empty() of Fig. 5, over this thread's bag and any adopted orphans.
-    void scan() {
-      limbo_.splice(this->adopt_orphans());
-      if (limbo_.empty()) return;
-      // seq_cst fence (Y): every node in limbo was retired (and so unlinked) before it; pairs
-      // with fence X in protect(), (c) in the header.
-      core::fence(core::mo_seq_cst);
-      reserved_.clear();
-      this->for_each_slot([&](auto& s) {
-        for (;;) {
-          // acquire (both): pairs with the release reservation stores, (c) in the header.
-          const std::uint64_t lo = s.lower.load(core::mo_acquire);
-          if (lo == none) return;  // outside an operation, or entering one: nothing read yet
-          const std::uint64_t hi = s.upper.load(core::mo_acquire);
-          // Same lower before and after: hi belongs to the operation that set it, or to one
-          // that began in the same era (the acquire above keeps this load after it). A mixed
-          // pair would be safe but could pin every node retired while we were preempted
-          // between the two loads.
-          if (s.lower.load(core::mo_relaxed) == lo) {
-            reserved_.push_back({lo, hi});
-            return;
-          }
-        }
-      });
-      this->release_safe(limbo_.extract_if([&](const core::retired_node* r) {
-        const auto* n = static_cast<const ibr_2ge_node*>(r);
-        for (const interval& iv : reserved_)
-          if (n->birth_era <= iv.upper && n->retire_era >= iv.lower) return false;
-        return true;
-      }));
-    }
-
-    detail::limbo_bag limbo_;
-    std::vector<interval> reserved_;
     std::uint64_t upper_ = unfenced;  // our published upper bound, once fenced
     std::uint64_t seen_era_ = 0;
-    std::uint64_t allocs_ = 0;
-    unsigned retires_ = 0;
   };
 };
 

@@ -1,0 +1,172 @@
+// The parts the era schemes share (ibr_epoch, ibr_2ge, he; the rest of the IBR family and WFE
+// build on them): the domain's era clock, the node header with the node's lifetime in eras, birth-era
+// stamping with the periodic advance (IBR's alloc(), Fig. 2 and 4), retirement with fence Z,
+// and the scan with fence Y that frees every node whose lifetime meets no reservation.
+//
+// The schemes differ only in what a thread reserves and how protect() raises it: ibr_epoch the
+// era at the start of its operation (an interval [e, none]), ibr_2ge an interval [lower, upper]
+// per thread, he one era per protection slot. Each rule says how to
+// read its slot's reservations with a static collect_reservations(domain, slot, reserved_eras&)
+// and era_thread calls it for every registry slot during a scan.
+//
+// The orders that make this safe are argued once, in reclaimers/ibr_2ge.hpp ((a) birth era,
+// (b) retire era, (c) the scan sees the reservation); he.hpp restates them for its slots.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "smr/core/atomic.hpp"
+#include "smr/core/node.hpp"
+#include "smr/detail/limbo_bag.hpp"
+#include "smr/detail/thread_registry.hpp"
+
+namespace smr {
+
+// The era node header: the limbo link plus the node's lifetime in eras. Written by the owning
+// thread before the node is published (birth) or after it is unlinked (retire) and read only by
+// whoever holds the node in limbo (or, for he's hold(), by a thread that protects it), so the
+// fields need no atomics.
+struct era_node : core::retired_node {
+  std::uint64_t birth_era = 0;  // 0 (not made by create) is conservative: born before all
+  std::uint64_t retire_era = 0;
+};
+
+}  // namespace smr
+
+namespace smr::detail {
+
+// Every reservation found by one scan, as closed intervals of eras. A node conflicts with a
+// reservation [lo, hi] when its lifetime [birth, retire] meets it: birth <= hi and retire >= lo.
+// Sorted by lo with the running maximum of hi, a query is one binary search: the intervals
+// with lo <= retire are a prefix, and one of them meets the node iff the prefix's largest hi
+// is >= birth. One allocation per thread in steady state.
+class reserved_eras {
+ public:
+  void clear() { intervals_.clear(); }
+  void add(std::uint64_t lo, std::uint64_t hi) { intervals_.push_back({lo, hi}); }
+  // Call once after the last add() and before reserved().
+  void seal() {
+    std::sort(intervals_.begin(), intervals_.end(), [](const interval& a, const interval& b) { return a.lo < b.lo; });
+    std::uint64_t max_hi = 0;
+    for (interval& iv : intervals_) iv.max_hi = max_hi = std::max(max_hi, iv.hi);
+  }
+  bool reserved(std::uint64_t birth, std::uint64_t retire) const {
+    auto end = std::upper_bound(intervals_.begin(), intervals_.end(), retire,
+                                [](std::uint64_t r, const interval& iv) { return r < iv.lo; });
+    return end != intervals_.begin() && std::prev(end)->max_hi >= birth;
+  }
+  std::size_t size() const { return intervals_.size(); }
+
+ private:
+  struct interval {
+    std::uint64_t lo, hi, max_hi = 0;  // max_hi: largest hi among this and every earlier one
+  };
+  std::vector<interval> intervals_;
+};
+
+// The domain side: the global era. Eras start at 1, so 0 can mean "no era" in a reservation.
+template <class Base>
+class era_domain : public Base {
+ public:
+  using Base::Base;
+  std::uint64_t era() const { return era_.load(core::mo_relaxed); }
+
+ private:
+  template <class, class>
+  friend class era_thread;
+  alignas(cache_line) core::atomic<std::uint64_t> era_{1};
+};
+
+// The thread side. Rule::collect_reservations(domain, slot, out) adds the slot's reservations.
+template <class Base, class Rule>
+class era_thread : public Base {
+ protected:
+  using Base::Base;
+
+  // The rule's destructor has left its slot reserving nothing: free what nobody reserves and
+  // hand the rest over.
+  ~era_thread() {
+    scan();
+    this->donate(limbo_.take_all());
+  }
+
+  core::atomic<std::uint64_t>& era_word() { return this->domain().era_; }
+  // The era carries no data: only its modification order matters (see ibr_2ge.hpp), so every
+  // access is relaxed; the fences X, Y, Z order it against links and reservations.
+  std::uint64_t current_era() { return era_word().load(core::mo_relaxed); }
+
+  // alloc() of IBR Fig. 2/4: counts allocations, advances the era, stamps the birth era.
+  void on_create(era_node* n) {
+    if (++allocs_ >= epoch_period()) {
+      allocs_ = 0;
+      advance_era();
+    }
+    n->birth_era = current_era();
+  }
+
+  void retire(core::retired_node* r) {
+    auto* n = static_cast<era_node*>(r);
+    // seq_cst fence (Z): the unlink that preceded this call is ordered before the era read;
+    // pairs with the protecting fence X, (b) in ibr_2ge.hpp.
+    core::fence(core::mo_seq_cst);
+    n->retire_era = current_era();
+    limbo_.push(n);
+    this->tc().note_retired();
+    if (++retires_ >= this->domain().configuration().empty_frequency) {
+      retires_ = 0;
+      scan();
+    }
+  }
+
+  std::size_t unreclaimed() const { return limbo_.size(); }
+
+  // The reclaim-now step. Advancing first means reservations made from now on name an era
+  // later than every retire era so far, so only protections already held can pin those nodes;
+  // then a scan frees what no reservation covers.
+  void reclaim_step() {
+    advance_era();
+    scan();
+  }
+
+ private:
+  // relaxed: see current_era().
+  void advance_era() {
+    const std::uint64_t e = era_word().fetch_add(1, core::mo_relaxed) + 1;
+    this->tc().stats().epochs.add();
+    this->tc().record_instant(core::event_kind::epoch_advance, e);
+  }
+
+  std::uint64_t epoch_period() {
+    const auto& cfg = this->domain().configuration();
+    std::uint64_t p = cfg.epoch_frequency;
+    if (cfg.scale_epoch_frequency) p *= std::max<std::size_t>(1, this->domain().registry().active_threads());
+    return p;
+  }
+
+  // empty() of IBR Fig. 2-5 and HE's scan, over this thread's bag and any adopted orphans.
+  void scan() {
+    limbo_.splice(this->adopt_orphans());
+    if (limbo_.empty()) return;
+    // seq_cst fence (Y): every node in limbo was retired (and so unlinked) before it; pairs
+    // with the protecting fence X, (c) in ibr_2ge.hpp.
+    core::fence(core::mo_seq_cst);
+    reserved_.clear();
+    auto& d = this->domain();
+    this->for_each_slot([&](auto& s) { Rule::collect_reservations(d, s, reserved_); });
+    reserved_.seal();
+    this->release_safe(limbo_.extract_if([&](const core::retired_node* r) {
+      const auto* n = static_cast<const era_node*>(r);
+      return !reserved_.reserved(n->birth_era, n->retire_era);
+    }));
+  }
+
+  limbo_bag limbo_;
+  reserved_eras reserved_;
+  std::uint64_t allocs_ = 0;
+  unsigned retires_ = 0;
+};
+
+}  // namespace smr::detail
