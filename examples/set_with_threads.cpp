@@ -6,7 +6,7 @@
 #include "smr/smr.hpp"
 
 int main() {
-  smr::hp domain;                                 // any reclaimer: none, qsbr, ebr, debra, hp, ibr_2ge, nbr,
+  smr::hp domain;                                 // any reclaimer (docs/guide.md lists them),
                                                   // and each one's amortized-free variant (smr::debra_af, ...)
   smr::hm_list<long, smr::hp> set(domain);        // any compatible data structure
 

@@ -1,8 +1,8 @@
 // Bounded garbage: one thread stalls inside an operation while others churn, and the schemes
-// that promise bounded garbage (hp, he, ibr_2ge, nbr) must keep their unreclaimed nodes under a
-// bound derived from their configuration, while the epoch and quiescence schemes (ebr, debra,
-// qsbr) must keep every node retired since the stall (asserted too: the test can tell the two
-// kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
+// that promise bounded garbage (hp, hp_asym, he, ibr_2ge, nbr) must keep their unreclaimed
+// nodes under a bound derived from their configuration, while the epoch and quiescence schemes
+// (ebr, debra, qsbr) must keep every node retired since the stall (asserted too: the test can
+// tell the two kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
 //
 // Run (identical for every reclaimer, so runs are comparable):
 //   1. prefill the set (hm_list_rr, U keys) to half its range, single-threaded;
@@ -88,6 +88,12 @@ struct garbage_spec<smr::hp> {
     const std::int64_t per_thread = std::max<std::int64_t>(R, K * (churn_threads + 1) + 1);
     return {churn_threads * per_thread, K};
   }
+};
+
+// hp_asym keeps hp's bound: only the fences differ.
+template <>
+struct garbage_spec<smr::hp_asym> : garbage_spec<smr::hp> {
+  static smr::hp_asym::config config() { return {.slots = K, .scan_threshold = R}; }
 };
 
 template <>
@@ -255,7 +261,7 @@ outcome run_with_stalled_thread() {
 
 template <class R>
 class BoundedGarbage : public ::testing::Test {};
-using reclaimers = ::testing::Types<smr::hp, smr::he, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr, smr::ibr_epoch>;
+using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr, smr::ibr_epoch>;
 TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(BoundedGarbage, StalledThread) {

@@ -16,10 +16,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <tuple>
 #include <vector>
 
 #include "smr/core/atomic.hpp"
+#include "smr/core/domain.hpp"
 #include "smr/core/node.hpp"
+#include "smr/core/traits.hpp"
 #include "smr/detail/limbo_bag.hpp"
 #include "smr/detail/thread_registry.hpp"
 
@@ -67,6 +71,16 @@ class reserved_eras {
   std::vector<interval> intervals_;
 };
 
+// The era clock's tunables, for a config with the three members (era_rule_base's, or a rule's
+// own that adds more: a tunable names its own config's member). IBR §5: the era advances every k
+// allocations of a thread, times the registered threads when scaled (k = 150 there), so it
+// advances at the same rate for every thread count; a thread scans every 30 retirements.
+template <class Config>
+inline constexpr std::tuple era_tunables{
+    tunable{"epoch_frequency", &Config::epoch_frequency, "allocations between era advances (k)", 1u},
+    tunable{"scale_epoch_frequency", &Config::scale_epoch_frequency, "multiply epoch_frequency by the registered threads (IBR §5)"},
+    tunable{"empty_frequency", &Config::empty_frequency, "retirements between scans", 1u}};
+
 // The domain side: the global era. Eras start at 1, so 0 can mean "no era" in a reservation.
 template <class Base>
 class era_domain : public Base {
@@ -78,6 +92,25 @@ class era_domain : public Base {
   template <class, class>
   friend class era_thread;
   alignas(cache_line) core::atomic<std::uint64_t> era_{1};
+};
+
+// What an era rule shares besides the thread side: the node header, the era clock's config and
+// tunables, the tests' eager configuration, and the domain state.
+struct era_rule_base : rule_defaults {
+  using node_base = era_node;
+  // A bound of a reservation that reserves nothing (ibr_2ge's lower, ibr_epoch's era) or, as
+  // an upper bound, every era to come.
+  static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+  struct config {  // era_tunables says what each means
+    unsigned epoch_frequency = 150;
+    bool scale_epoch_frequency = true;
+    unsigned empty_frequency = 30;
+  };
+  static constexpr auto tunables = era_tunables<config>;
+  // Tests: the era advances every other allocation and every thread scans every 4 retirements.
+  static config eager_config() { return {.epoch_frequency = 2, .scale_epoch_frequency = false, .empty_frequency = 4}; }
+  template <class Base>
+  using domain_state = era_domain<Base>;
 };
 
 // The thread side. Rule::collect_reservations(domain, slot, out) adds the slot's reservations.

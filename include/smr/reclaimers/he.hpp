@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/era_family.hpp"
@@ -47,24 +48,18 @@
 
 namespace smr {
 
-struct he_rule : rule_defaults {
+struct he_rule : detail::era_rule_base {
   static constexpr std::string_view name = "he", summary = "hazard eras: one published era per slot, birth and retire eras in the node (Ramalhete and Correia 2017; Wen et al. 2018, §2.3)";
-
-  using node_base = era_node;
 
   struct config {
     unsigned slots = 4;  // published eras per thread (hp's K)
-    // As ibr_2ge (the IBR benchmark runs HE with the same era clock): allocations between era
-    // advances, scaled by the registered threads, and retirements between scans.
+    // The era clock, as ibr_2ge's (the IBR benchmark runs HE on it): detail::era_tunables.
     unsigned epoch_frequency = 150;
     bool scale_epoch_frequency = true;
     unsigned empty_frequency = 30;
   };
-  static constexpr std::tuple tunables{
-      tunable{"slots", &config::slots, "published eras per thread (K)", 1u},
-      tunable{"epoch_frequency", &config::epoch_frequency, "allocations between era advances (k)", 1u},
-      tunable{"scale_epoch_frequency", &config::scale_epoch_frequency, "multiply epoch_frequency by the registered threads (IBR §5)"},
-      tunable{"empty_frequency", &config::empty_frequency, "retirements between scans", 1u}};
+  static constexpr auto tunables = std::tuple_cat(
+      std::tuple{tunable{"slots", &config::slots, "published eras per thread (K)", 1u}}, detail::era_tunables<config>);
   static constexpr reclaimer_traits traits{.bounded_garbage = true, .slot_based_protection = true, .metrics = {.epochs = true, .protect_retries = true}};
   // Tests: the era advances every other allocation and every thread scans every 4 retirements.
   static config eager_config() { return {.slots = 4, .epoch_frequency = 2, .scale_epoch_frequency = false, .empty_frequency = 4}; }

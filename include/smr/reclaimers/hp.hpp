@@ -57,6 +57,7 @@
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/protected_set.hpp"
+#include "smr/detail/published_words.hpp"
 
 namespace smr {
 
@@ -87,25 +88,9 @@ struct hp_rule_with : rule_defaults {
   // Non-const pointee: Relacy's atomics cannot hold pointers to const. Scans only compare them.
   using hazard = core::atomic<core::retired_node*>;
 
-  // A thread's K hazards fill whole cache lines of their own, so no two threads share a line.
-  struct alignas(detail::cache_line) hazard_line {
-    static constexpr std::size_t size = std::max<std::size_t>(1, detail::cache_line / sizeof(hazard));
-    hazard hp[size];
-  };
-
-  static hazard& at(hazard_line* lines, unsigned i) { return lines[i / hazard_line::size].hp[i % hazard_line::size]; }
-
-  struct slot {
-    slot() = default;
-    slot(const slot&) = delete;
-    slot& operator=(const slot&) = delete;
-    ~slot() { delete[] lines.load(core::mo_relaxed); }
-
-    // ceil(K / line size) lines, allocated by the slot's first owner and kept for later owners
-    // (K is fixed per domain). Null until then: the slot protects nothing.
-    core::atomic<hazard_line*> lines{nullptr};
-    core::atomic<std::uint64_t> version{0};  // bumped by every hold(); see (3) above
-  };
+  // K hazards per thread on cache lines of their own, and hold()'s version, (3) above.
+  using hazards = detail::published_words<hazard>;
+  using slot = typename hazards::slot;
 
   template <class Base>
   class domain_state : public Base {
@@ -134,18 +119,8 @@ struct hp_rule_with : rule_defaults {
     using protection = hazard*;  // what a protection slot keeps: its hazard's address
 
    protected:
-    explicit thread_state(typename Base::domain_type& d) : Base(d), fences_(d.fence_policy()) {
-      auto& s = this->slot();
-      // relaxed: only owners write `lines`, and our acquire claim of the slot follows the
-      // previous owner's release.
-      lines_ = s.lines.load(core::mo_relaxed);
-      if (lines_ == nullptr) {
-        const unsigned k = d.protect_slots();
-        lines_ = new hazard_line[(k + hazard_line::size - 1) / hazard_line::size]{};
-        // release: scanners that see the pointer (acquire in collect) see null hazards.
-        s.lines.store(lines_, core::mo_release);
-      }
-    }
+    explicit thread_state(typename Base::domain_type& d)
+        : Base(d), fences_(d.fence_policy()), lines_(hazards::claim(this->slot(), d.protect_slots())) {}
 
     // Every slot was released (cleared) with its protection_slot: free what nobody protects,
     // hand the rest to the domain.
@@ -157,7 +132,7 @@ struct hp_rule_with : rule_defaults {
     void enter() {}
     void leave() {}
 
-    protection protection_at(unsigned i) { return &at(lines_, i); }
+    protection protection_at(unsigned i) { return &hazards::at(lines_, i); }
 
     // Reads `src` and keeps its target protected in h until h is reused or cleared. Retries
     // (and counts) while the link changes under us.
@@ -185,9 +160,7 @@ struct hp_rule_with : rule_defaults {
 
     void hold(hazard* h, const core::retired_node* p) {
       h->store(const_cast<core::retired_node*>(p), core::mo_release);  // release: see (2), (3)
-      auto& s = this->slot();
-      // release: a scanner that reads this bump (acquire) also sees the copy above, (3).
-      s.version.store(s.version.load(core::mo_relaxed) + 1, core::mo_release);
+      hazards::bump_version(this->slot());  // (3)
     }
 
     void clear(hazard* h) {
@@ -216,28 +189,14 @@ struct hp_rule_with : rule_defaults {
       fences_.scanner();
       set_.clear();
       const unsigned k = this->domain().protect_slots();
-      this->for_each_slot([&](auto& s) { collect(s, k); });
+      // Acquire loads of every hazard, pairing with the release stores (2) and (3) above.
+      this->for_each_slot([&](auto& s) { hazards::collect(s, k, [&](core::retired_node* p) { set_.add(p); }); });
       set_.seal();
       this->release_safe(set_.extract_unprotected(limbo_));
     }
 
-    // Adds every hazard of `s` to the set (a union over retries, which is only more conservative).
-    void collect(slot& s, unsigned k) {
-      // acquire: pairs with the release in the constructor that published the lines.
-      hazard_line* lines = s.lines.load(core::mo_acquire);
-      if (lines == nullptr) return;
-      for (;;) {
-        // acquire: pairs with the release bump in hold(); the copies made before it are visible.
-        const std::uint64_t v = s.version.load(core::mo_acquire);
-        // acquire: pairs with the release hazard stores, (2) and (3) above.
-        for (unsigned i = 0; i < k; ++i) set_.add(at(lines, i).load(core::mo_acquire));
-        // The acquire loads above keep this load after them.
-        if (s.version.load(core::mo_relaxed) == v) return;
-      }
-    }
-
     [[no_unique_address]] Fences fences_;  // a copy of the domain's: nothing shared to read
-    hazard_line* lines_ = nullptr;
+    typename hazards::line* lines_;
     detail::limbo_bag limbo_;
     detail::protected_set set_;
   };

@@ -46,7 +46,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/era_family.hpp"
@@ -56,27 +55,10 @@ namespace smr {
 // The node header with the node's lifetime in eras (detail/era_family.hpp).
 using ibr_2ge_node = era_node;
 
-struct ibr_2ge_rule : rule_defaults {
+struct ibr_2ge_rule : detail::era_rule_base {
   static constexpr std::string_view name = "ibr_2ge", summary = "two-global-epochs interval-based reclamation (Wen et al. 2018, §3.3)";
-
-  using node_base = ibr_2ge_node;
-
-  struct config {
-    // k: allocations between era advances. As in §5 the period is k x registered threads when
-    // scaled (k = 150 there), so the era advances at the same rate for every thread count.
-    unsigned epoch_frequency = 150;
-    bool scale_epoch_frequency = true;
-    unsigned empty_frequency = 30;  // retirements between scans (§5: k = 30)
-  };
-  static constexpr std::tuple tunables{
-      tunable{"epoch_frequency", &config::epoch_frequency, "allocations between era advances (k)", 1u},
-      tunable{"scale_epoch_frequency", &config::scale_epoch_frequency, "multiply epoch_frequency by the registered threads (IBR §5)"},
-      tunable{"empty_frequency", &config::empty_frequency, "retirements between scans", 1u}};
   static constexpr reclaimer_traits traits{.bounded_garbage = true, .metrics = {.epochs = true}};
-  // Tests: the era advances every other allocation and every thread scans every 4 retirements.
-  static config eager_config() { return {.epoch_frequency = 2, .scale_epoch_frequency = false, .empty_frequency = 4}; }
 
-  static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
   // A handle's "upper published and fenced" value before its first protect(): no era equals it.
   static constexpr std::uint64_t unfenced = 0;
 
@@ -85,9 +67,6 @@ struct ibr_2ge_rule : rule_defaults {
     core::atomic<std::uint64_t> lower{none};
     core::atomic<std::uint64_t> upper{none};
   };
-
-  template <class Base>
-  using domain_state = detail::era_domain<Base>;
 
   // A slot's interval, for the scan. Same lower before and after the upper load: the upper
   // belongs to the operation that set that lower, or to one that began in the same era (the

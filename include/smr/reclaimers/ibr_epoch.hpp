@@ -22,41 +22,20 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/era_family.hpp"
 
 namespace smr {
 
-struct ibr_epoch_rule : rule_defaults {
+struct ibr_epoch_rule : detail::era_rule_base {
   static constexpr std::string_view name = "ibr_epoch", summary = "IBR's simple epoch-based scheme: reserve the era at the start of an operation (Wen et al. 2018, Fig. 2)";
-
-  using node_base = era_node;
-
-  struct config {
-    // As ibr_2ge: allocations between era advances (scaled by the registered threads) and
-    // retirements between scans.
-    unsigned epoch_frequency = 150;
-    bool scale_epoch_frequency = true;
-    unsigned empty_frequency = 30;
-  };
-  static constexpr std::tuple tunables{
-      tunable{"epoch_frequency", &config::epoch_frequency, "allocations between era advances (k)", 1u},
-      tunable{"scale_epoch_frequency", &config::scale_epoch_frequency, "multiply epoch_frequency by the registered threads (IBR §5)"},
-      tunable{"empty_frequency", &config::empty_frequency, "retirements between scans", 1u}};
   static constexpr reclaimer_traits traits{.protects_unlinked_traversal = true, .metrics = {.epochs = true}};
-  // Tests: the era advances every other allocation and every thread scans every 4 retirements.
-  static config eager_config() { return {.epoch_frequency = 2, .scale_epoch_frequency = false, .empty_frequency = 4}; }
 
-  static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
 
   struct slot {
     core::atomic<std::uint64_t> reserved{none};  // the era of the running operation, or none
   };
-
-  template <class Base>
-  using domain_state = detail::era_domain<Base>;
 
   template <class Domain, class Slot>
   static void collect_reservations(Domain&, Slot& s, detail::reserved_eras& out) {
