@@ -34,6 +34,7 @@ RECLAIMERS = {
     "he":        ("pointer",        "#41ab5d", "P"),
     "lfrc":      ("pointer",        "#74c476", "X"),
     "ibr_2ge":   ("interval",       "#a63603", "p"),
+    "ibr_epoch": ("interval",       "#8c2d04", "v"),
     "poibr":     ("interval",       "#d94801", "h"),
     "tagibr":    ("interval",       "#f16913", "H"),
     "tagibr_wcas": ("interval",     "#fd8d3c", "8"),
@@ -41,7 +42,8 @@ RECLAIMERS = {
     "nbr":       ("neutralization", "#cb181d", "o"),
     "nbr_plus":  ("neutralization", "#67000d", "s"),
 }
-# Markers repeat across families only where the hue already differs (nbr's o vs qsbr's o):
+# Markers repeat across families only where the hue already differs (nbr's o vs qsbr's o,
+# ibr_epoch's v vs nebr's v):
 # the pair colour+marker is unique.
 
 AF_SUFFIX = "_af"
