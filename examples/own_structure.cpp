@@ -45,6 +45,13 @@ class published_config {
   typename R::template atomic_ptr<config> current_;
 };
 
+// "v42": the name version 42 is published under.
+std::string name_of(long version) {
+  std::string name = "v";
+  name += std::to_string(version);
+  return name;
+}
+
 int main() {
   smr::hp domain;                                 // any reclaimer works the same way
   published_config<smr::hp> settings;
@@ -63,7 +70,7 @@ int main() {
       while (!done.load()) {
         // -1 for a configuration that is not whole; a smaller version went back in time.
         long seen = settings.read(h, [](const auto& c) {
-          return c.name == "v" + std::to_string(c.version) ? c.version : -1;
+          return c.name == name_of(c.version) ? c.version : -1;
         });
         if (seen < last) ++errors;
         last = seen;
@@ -72,7 +79,7 @@ int main() {
   }
   threads.emplace_back([&] {
     auto h = domain.attach();
-    for (long v = 1; v <= 10000; ++v) settings.publish(h, "v" + std::to_string(v), v);
+    for (long v = 1; v <= 10000; ++v) settings.publish(h, name_of(v), v);
     done = true;
   });
   for (auto& t : threads) t.join();
