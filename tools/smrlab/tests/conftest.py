@@ -1,5 +1,6 @@
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -58,12 +59,26 @@ def fake(tmp_path, monkeypatch):
     return trial_runs
 
 
+def default_stop_signals():
+    """The stop signals at their default disposition, whatever the test run inherited: under
+    nohup (or a CI runner that ignores SIGHUP) smrlab rightly keeps an ignored SIGHUP ignored,
+    and a test that expects the default would then see the run finish."""
+    for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def smrlab_process(args: list, env: dict | None = None,
                    preexec_fn=None) -> subprocess.CompletedProcess:
-    """smrlab in its own process (for signals and the wrapper's exit codes)."""
+    """smrlab in its own process (for signals and the wrapper's exit codes). The child starts
+    with the stop signals at their defaults; preexec_fn then sets what a test needs."""
+    def setup():
+        default_stop_signals()
+        if preexec_fn is not None:
+            preexec_fn()
+
     full_env = {**os.environ, **(env or {}), "PYTHONPATH": str(PACKAGE_ROOT)}
     return subprocess.run([sys.executable, "-m", "smrlab", *map(str, args)], env=full_env,
-                          capture_output=True, text=True, timeout=60, preexec_fn=preexec_fn)
+                          capture_output=True, text=True, timeout=60, preexec_fn=setup)
 
 
 def lines(path: Path) -> list:
