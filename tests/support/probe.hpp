@@ -1,4 +1,4 @@
-// What the skeleton-level tests share: a node that records its own destruction, the list of
+// What the skeleton-level and facade tests share: a node that records its own destruction, the list of
 // every reclaimer in both free policies, and a way to hold one node protected in an operation
 // under any reclaimer (a read phase that reserves it, for NBR).
 #pragma once
@@ -24,6 +24,20 @@ struct probe : R::node_base {
     magic = 0;
     if (freed_ != nullptr) freed_->fetch_add(1, std::memory_order_relaxed);
   }
+  std::uint64_t magic = probe_magic;
+  std::atomic<int>* freed_;
+};
+
+// The same for a node on any base, a facade's CRTP obj_base included:
+//   struct node : counted<smr::rcu_obj_base<node>> { using counted::counted; };
+template <class Base>
+struct counted : Base {
+  counted(long v, std::atomic<int>* freed) : value(v), freed_(freed) {}
+  ~counted() {
+    magic = 0;
+    if (freed_ != nullptr) freed_->fetch_add(1, std::memory_order_relaxed);
+  }
+  long value;
   std::uint64_t magic = probe_magic;
   std::atomic<int>* freed_;
 };

@@ -20,28 +20,19 @@
 #include <vector>
 
 #include "smr/hazard_pointer.hpp"
+#include "support/probe.hpp"
 #include "support/stress.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::uint64_t magic = 0xFACADE0FC0FFEE11ull;
+using smr::test::probe_magic;
+using smr::test::wait_until;
 
-struct node : smr::hazard_pointer_obj_base<node> {
-  node(long v, std::atomic<int>* freed) : value(v), freed_(freed) {}
-  ~node() {
-    check = 0;
-    if (freed_ != nullptr) freed_->fetch_add(1, std::memory_order_relaxed);
-  }
-  long value;
-  std::uint64_t check = magic;
-  std::atomic<int>* freed_;
+struct node : smr::test::counted<smr::hazard_pointer_obj_base<node>> {
+  using counted::counted;
 };
-
-void wait_for(const std::atomic<int>& step, int value) {
-  while (step.load(std::memory_order_acquire) < value) std::this_thread::yield();
-}
 
 TEST(FacadeHazardPointer, EmptyMoveSwapAndMake) {
   smr::hazard_pointer_domain dom;
@@ -89,7 +80,7 @@ TEST(FacadeHazardPointer, ProtectedObjectSurvivesUntilReset) {
   p->retire({}, dom);
   EXPECT_FALSE(smr::hazard_pointer_cleanup(dom, 20ms)) << "the object is protected";
   EXPECT_EQ(freed.load(), 0);
-  EXPECT_EQ(p->check, magic);
+  EXPECT_EQ(p->magic, probe_magic);
   h.reset_protection();
   EXPECT_TRUE(smr::hazard_pointer_cleanup(dom));
   EXPECT_EQ(freed.load(), 1);
@@ -133,18 +124,18 @@ TEST(FacadeHazardPointer, AnotherThreadsProtectionHoldsTheObject) {
     smr::hazard_pointer h = smr::make_hazard_pointer(dom);
     node* p = h.protect(src);
     step.store(1, std::memory_order_release);
-    wait_for(step, 2);
-    seen.store(p->check == magic ? p->value : -1);  // still whole after the writer's cleanup
+    wait_until(step, 2);
+    seen.store(p->magic == probe_magic ? p->value : -1);  // still whole after the writer's cleanup
     h.reset_protection();
     step.store(3, std::memory_order_release);
   });
-  wait_for(step, 1);
+  wait_until(step, 1);
   node* old = src.exchange(nullptr);
   old->retire({}, dom);
   EXPECT_FALSE(smr::hazard_pointer_cleanup(dom, 30ms));
   EXPECT_EQ(freed.load(), 0);
   step.store(2, std::memory_order_release);
-  wait_for(step, 3);
+  wait_until(step, 3);
   EXPECT_TRUE(smr::hazard_pointer_cleanup(dom));
   EXPECT_EQ(freed.load(), 1);
   reader.join();
@@ -284,7 +275,7 @@ TEST(FacadeHazardPointer, ConcurrentReadersAndRetiringWriters) {
         node* p = hs[i % 2].protect(cell);
         // Hold it a while (and let writers run) so that a missing protection shows.
         for (int k = 0; k < 8; ++k) {
-          if (p->check != magic || p->value < 0) bad.fetch_add(1);
+          if (p->magic != probe_magic || p->value < 0) bad.fetch_add(1);
           if (k == 4 && i % 8 == 0) std::this_thread::yield();
         }
         reads.fetch_add(1, std::memory_order_relaxed);

@@ -21,28 +21,19 @@
 #include <vector>
 
 #include "smr/rcu.hpp"
+#include "support/probe.hpp"
 #include "support/stress.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::uint64_t magic = 0x5C0BEDC0FFEE1234ull;
+using smr::test::probe_magic;
+using smr::test::wait_until;
 
-struct node : smr::rcu_obj_base<node> {
-  node(long v, std::atomic<int>* freed) : value(v), freed_(freed) {}
-  ~node() {
-    check = 0;
-    if (freed_ != nullptr) freed_->fetch_add(1, std::memory_order_relaxed);
-  }
-  long value;
-  std::uint64_t check = magic;
-  std::atomic<int>* freed_;
+struct node : smr::test::counted<smr::rcu_obj_base<node>> {
+  using counted::counted;
 };
-
-void wait_for(const std::atomic<int>& step, int value) {
-  while (step.load(std::memory_order_acquire) < value) std::this_thread::yield();
-}
 
 // Runs fn on a thread and reports whether it finished within `within`; joins it either way.
 class background {
@@ -75,9 +66,9 @@ TEST(FacadeRcu, ScopedLockIsAReadSideSection) {
   std::thread reader([&] {
     std::scoped_lock lock(dom);
     step.store(1, std::memory_order_release);
-    wait_for(step, 2);
+    wait_until(step, 2);
   });
-  wait_for(step, 1);
+  wait_until(step, 1);
   {
     background sync([&] { smr::rcu_synchronize(dom); });
     EXPECT_FALSE(sync.finishes_within(100ms)) << "the scoped_lock is a section synchronize waits for";
@@ -99,10 +90,10 @@ TEST(FacadeRcu, NestedSectionsEndAtTheOutermostUnlock) {
     dom.lock();
     dom.unlock();  // the inner one: still inside the outer section
     step.store(1, std::memory_order_release);
-    wait_for(step, 2);
+    wait_until(step, 2);
     dom.unlock();
   });
-  wait_for(step, 1);
+  wait_until(step, 1);
   {
     background sync([&] { smr::rcu_synchronize(dom); });
     EXPECT_FALSE(sync.finishes_within(100ms)) << "the inner unlock ended the section";
@@ -124,12 +115,12 @@ TEST(FacadeRcu, RetiredObjectSurvivesWhileAReaderHoldsIt) {
     std::scoped_lock lock(dom);
     node* p = src.load(std::memory_order_acquire);
     step.store(1, std::memory_order_release);
-    wait_for(step, 2);
+    wait_until(step, 2);
     std::this_thread::sleep_for(50ms);  // the writer's barrier is waiting meanwhile
     freed_while_inside.store(freed.load());
-    seen.store(p->check == magic ? p->value : -1);
+    seen.store(p->magic == probe_magic ? p->value : -1);
   });
-  wait_for(step, 1);
+  wait_until(step, 1);
   src.exchange(nullptr)->retire(std::default_delete<node>(), dom);
   step.store(2, std::memory_order_release);
   smr::rcu_barrier(dom);  // returns once the reader has left and the deleter ran
@@ -157,7 +148,7 @@ TEST(FacadeRcu, SynchronizeWaitsOnlyForSectionsOpenAtTheCall) {
       std::scoped_lock lock(dom);
     }
   });
-  wait_for(step, 2);
+  wait_until(step, 2);
   {
     background sync([&] { smr::rcu_synchronize(dom); });
     EXPECT_TRUE(sync.finishes_within(30000ms)) << "idle threads and later sections must not block it";
@@ -167,9 +158,9 @@ TEST(FacadeRcu, SynchronizeWaitsOnlyForSectionsOpenAtTheCall) {
   std::thread reader([&] {
     std::scoped_lock lock(dom);
     inside.store(1, std::memory_order_release);
-    wait_for(inside, 2);
+    wait_until(inside, 2);
   });
-  wait_for(inside, 1);
+  wait_until(inside, 1);
   {
     background sync([&] { smr::rcu_synchronize(dom); });
     EXPECT_FALSE(sync.finishes_within(100ms));
@@ -278,12 +269,12 @@ TEST(FacadeRcu, ConcurrentReadersAndWriters) {
         node* p = cell.load(std::memory_order_acquire);
         {
           std::scoped_lock inner(dom);  // nested: joins the outer section
-          if (p->check != magic || p->value < 0) bad.fetch_add(1);
+          if (p->magic != probe_magic || p->value < 0) bad.fetch_add(1);
         }
         // Still inside the outer section: hold p a while (and let writers run) so that a
         // section that protects nothing shows.
         for (int k = 0; k < 8; ++k) {
-          if (p->check != magic) bad.fetch_add(1);
+          if (p->magic != probe_magic) bad.fetch_add(1);
           if (k == 4 && i % 8 == 0) std::this_thread::yield();
         }
         reads.fetch_add(1, std::memory_order_relaxed);
