@@ -59,22 +59,23 @@ TEST(HpAsym, HeldNodeSurvivesScans) {
   R domain({.slots = 1, .scan_threshold = 1});
   R::atomic_ptr<probe<R>> link;
   std::atomic<int> freed{0}, step{0};
+  auto h = domain.attach();
+  {  // published before the reader starts, so that it protects the node and not null
+    auto g = h.begin_op();
+    link.store(g.template create<probe<R>>(&freed), smr::core::mo_release);
+  }
   std::thread reader([&] {
-    auto h = domain.attach();
+    auto rh = domain.attach();
     {
-      auto g = h.begin_op();
+      auto g = rh.begin_op();
       auto p = g.protect(link);
+      ASSERT_TRUE(p);
       step.store(1, std::memory_order_release);
       smr::test::wait_until(step, 2);
       EXPECT_EQ(p->magic, smr::test::probe_magic);
     }
     step.store(3, std::memory_order_release);
   });
-  auto h = domain.attach();
-  {
-    auto g = h.begin_op();
-    link.store(g.template create<probe<R>>(&freed), smr::core::mo_release);
-  }
   smr::test::wait_until(step, 1);
   {
     auto g = h.begin_op();
