@@ -1,8 +1,8 @@
 // Bounded garbage: one thread stalls inside an operation while others churn, and the schemes
 // that promise bounded garbage (hp, hp_asym, he, ibr_2ge, nbr) must keep their unreclaimed
 // nodes under a bound derived from their configuration, while the epoch and quiescence schemes
-// (ebr, debra, qsbr) must keep every node retired since the stall (asserted too: the test can
-// tell the two kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
+// (ebr, debra, qsbr, rcu, token) must keep every node retired since the stall (asserted too: the
+// test can tell the two kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
 //
 // Run (identical for every reclaimer, so runs are comparable):
 //   1. prefill the set (hm_list_rr, U keys) to half its range, single-threaded;
@@ -47,6 +47,11 @@
 //   ebr, debra, qsbr: the stalled announcement (or missing quiescent state) stops the epoch
 //     at most one advance later, and every node retired after the stall is tagged beyond it:
 //     after step 4, unreclaimed >= retired during the churn, and above every bound above.
+//   rcu: every grace period that starts after the stall snapshots the stalled thread's odd
+//     counter and never ends; a node retired after the stall waits in one of them.
+//   token: the token stops at the stalled thread (it is inside an operation, so it is never
+//     forwarded past it); a node retired after the stall needs its retiring thread to receive
+//     the token twice more, and it receives it at most once more.
 //   ibr_epoch: the era keeps advancing, but the stalled reservation [e, none] pins every node
 //     retired from e on, which is every node retired during the churn: the same assertion.
 // Peaks come from domain.stats().peak_unreclaimed (a gauge that may lag, never lead, by
@@ -164,6 +169,16 @@ struct garbage_spec<smr::qsbr> {
   static constexpr bool bounded = false;
   static smr::qsbr::config config() { return {.quiescent_every = 2}; }
 };
+template <>
+struct garbage_spec<smr::rcu> {
+  static constexpr bool bounded = false;
+  static smr::rcu::config config() { return {.grace_every = 2}; }
+};
+template <>
+struct garbage_spec<smr::token> {
+  static constexpr bool bounded = false;
+  static smr::token::config config() { return {.forward_after = 4, .pass_check_every = 2}; }
+};
 
 // The largest settled bound of the bounded schemes: the unbounded ones must exceed it.
 std::int64_t largest_settled_bound() {
@@ -261,7 +276,8 @@ outcome run_with_stalled_thread() {
 
 template <class R>
 class BoundedGarbage : public ::testing::Test {};
-using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr, smr::ibr_epoch>;
+using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr,
+                                    smr::rcu, smr::token, smr::ibr_epoch>;
 TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(BoundedGarbage, StalledThread) {

@@ -16,12 +16,17 @@
 //                           other threads: a barrier that does not wait for protection.
 //   hp_asym_no_membarrier   hp_asym whose scanner issues a compiler barrier instead of
 //                           membarrier: nothing orders a reader's hazard store before its re-read.
+//   token_no_heavy_fence    Token-EBR whose forwarding past an idle-looking thread skips the
+//                           process-wide barrier: it may forward past a thread already reading.
+//   rcu_no_heavy_fence      RCU whose grace period skips the process-wide barrier: its snapshot
+//                           may miss a reader that already reads.
 //
 // Each is a rule on the same skeleton as the real reclaimers (core/domain.hpp), or a rule
 // derived from a real one that overrides one hook; they build under every back end of
 // core/atomic.hpp (std, TSan, Relacy).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -33,6 +38,8 @@
 #include "smr/reclaimers/hp.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
 #include "smr/reclaimers/nbr.hpp"
+#include "smr/reclaimers/rcu.hpp"
+#include "smr/reclaimers/token.hpp"
 
 namespace smr::test {
 
@@ -272,5 +279,31 @@ struct no_membarrier_fences {
   static void scanner() { std::atomic_signal_fence(std::memory_order_seq_cst); }  // the bug
 };
 using hp_asym_no_membarrier = basic_domain<hp_rule_with<no_membarrier_fences>>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG for token and rcu: an asymmetric fence pair whose heavy side is a compiler barrier
+// like its light side. Nothing orders a thread's "I am in an operation" store before its reads,
+// nor the other side's unlink before its read of that word.
+struct no_heavy_fence_pair {
+  bool asymmetric() const { return true; }
+  void light() const { std::atomic_signal_fence(std::memory_order_seq_cst); }
+  void heavy() const { std::atomic_signal_fence(std::memory_order_seq_cst); }  // the bug
+};
+
+struct token_no_heavy_fence_rule : token_rule {
+  static constexpr std::string_view name = "token_no_heavy_fence";
+  static constexpr std::string_view summary = "PLANTED BUG: forwards the token without the process-wide barrier";
+  template <class Base>
+  using domain_state = detail::token_domain<Base, no_heavy_fence_pair>;
+};
+using token_no_heavy_fence = basic_domain<token_no_heavy_fence_rule>;
+
+struct rcu_no_heavy_fence_rule : rcu_rule {
+  static constexpr std::string_view name = "rcu_no_heavy_fence";
+  static constexpr std::string_view summary = "PLANTED BUG: a grace period without the process-wide barrier";
+  template <class Base>
+  using domain_state = detail::asymmetric_fence_domain<Base, no_heavy_fence_pair>;
+};
+using rcu_no_heavy_fence = basic_domain<rcu_no_heavy_fence_rule>;
 
 }  // namespace smr::test

@@ -3,7 +3,8 @@
 // same path as a kernel without MEMBARRIER_CMD_PRIVATE_EXPEDITED. Checked:
 //  - the domain reports the symmetric fallback (a seq_cst fence on both sides, as smr::hp);
 //  - the warning is printed once per process, naming the reason, and not again for later domains;
-//  - the fallback is a working HP: a set stress passes.
+//  - the fallback is a working HP: a set stress passes;
+//  - token and rcu, which share the pair, fall back with it and work too.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -30,10 +31,21 @@ TEST(HpAsymFallback, WarnsOnceAndUsesSymmetricFences) {
     EXPECT_FALSE(second.fence_policy().asymmetric());
   }
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("hp_asym: membarrier unavailable (SMR_NO_MEMBARRIER=1 is set); falling back to symmetric fences"),
+  EXPECT_NE(err.find("smr: membarrier unavailable (SMR_NO_MEMBARRIER=1 is set); falling back to symmetric fences"),
             std::string::npos)
       << err;
-  EXPECT_EQ(err.find("hp_asym"), err.rfind("hp_asym")) << "warned more than once: " << err;
+  EXPECT_EQ(err.find("membarrier unavailable"), err.rfind("membarrier unavailable")) << "warned more than once: " << err;
+}
+
+// token and rcu use the same pair (detail/asymmetric_fence.hpp) and the same decision.
+TEST(HpAsymFallback, TokenAndRcuFallBackAndWork) {
+  ASSERT_TRUE(forced);
+  EXPECT_FALSE(smr::token{}.fence_policy().asymmetric());
+  EXPECT_FALSE(smr::rcu{}.fence_policy().asymmetric());
+  smr::test::run_set_stress<smr::hm_list<std::uint64_t, smr::token>, smr::token>(
+      {.threads = 4, .key_range = 16, .ops_per_thread = 4000});
+  smr::test::run_set_stress<smr::hm_list<std::uint64_t, smr::rcu>, smr::rcu>(
+      {.threads = 4, .key_range = 16, .ops_per_thread = 4000});
 }
 
 TEST(HpAsymFallback, StressPasses) {

@@ -8,6 +8,8 @@
 // template argument (basic_debra<amortized_free<>> is debra_af) without any change. A policy
 // is instantiated per thread inside the reclaimer's handle, so it needs no synchronization. Interface:
 //   release(detail::limbo_bag&& safe, detail::thread_core&)  -- nodes that no thread can reach any more
+//   release(safe, tc, progress, every)  -- optional: the same, calling progress() every `every`
+//                                         frees if it frees now (see thread_core::free_now)
 //   on_operation(detail::thread_core&)               -- called at the start of every operation
 //   flush(detail::thread_core&)                      -- free everything pending (thread exit)
 //   pending()                                -- safe nodes not yet freed
@@ -27,6 +29,10 @@ class batch_free {
   static constexpr std::string_view summary_suffix = "";
 
   void release(detail::limbo_bag&& safe, detail::thread_core& tc) { tc.free_now(std::move(safe)); }
+  template <class Progress>
+  void release(detail::limbo_bag&& safe, detail::thread_core& tc, Progress&& progress, std::size_t every) {
+    tc.free_now(std::move(safe), progress, every);
+  }
   void on_operation(detail::thread_core&) {}
   void flush(detail::thread_core&) {}
   std::size_t pending() const { return 0; }

@@ -58,6 +58,17 @@ class thread_base {
   void release_safe(limbo_bag&& safe) {
     if (!safe.empty()) free_.release(std::move(safe), tc_);
   }
+  // The same, with progress() called every `every` frees if the policy frees the batch now (a
+  // policy that parks it frees a few per operation, and the rule's own per-operation hook
+  // already runs between those).
+  template <class Progress>
+  void release_safe(limbo_bag&& safe, Progress&& progress, std::size_t every) {
+    if (safe.empty()) return;
+    if constexpr (requires { free_.release(std::move(safe), tc_, progress, every); })
+      free_.release(std::move(safe), tc_, progress, every);
+    else
+      free_.release(std::move(safe), tc_);
+  }
   // Nodes of exited threads (to be re-retired under the caller's own rule), and the hand-over
   // of this thread's nodes at exit.
   limbo_bag adopt_orphans() { return domain_->adopt(); }

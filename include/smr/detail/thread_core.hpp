@@ -2,7 +2,9 @@
 // unreclaimed gauge, and the one routine that actually frees a batch of safe nodes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "smr/detail/limbo_bag.hpp"
 #include "smr/core/stats.hpp"
@@ -29,10 +31,24 @@ class thread_core {
 
   // Frees every node of `bag`; the caller has proven that no thread can reach them.
   void free_now(limbo_bag&& bag) {
+    free_now(std::move(bag), [] {}, 0);
+  }
+  // The same, calling progress() after every `every` frees (0: never): a protocol that must not
+  // wait for a long batch (Token-EBR's periodic pass) keeps moving from inside it. One timed
+  // batch all the same.
+  template <class Progress>
+  void free_now(limbo_bag&& bag, Progress&& progress, std::size_t every) {
     if (bag.empty()) return;
     const std::size_t n = bag.size();
     const std::uint64_t start = monotonic_ns();
-    while (retired_node* node = bag.pop_front()) free_node(node);
+    std::size_t since = 0;
+    while (retired_node* node = bag.pop_front()) {
+      free_node(node);
+      if (every != 0 && ++since == every) {
+        since = 0;
+        progress();
+      }
+    }
     const std::uint64_t end = monotonic_ns();
     stats_->freed.add(n);
     stats_->free_time_ns.add(end - start);

@@ -87,11 +87,11 @@ class thread_registry {
 
   // The slot with id `id`, for schemes that visit one slot at a time (DEBRA's round). Requires
   // id < a value high_water() returned, so the chunk holding it is published.
-  Slot& slot_at(std::size_t id) {
-    chunk* c = head_.load(mo_acquire);  // acquire: as in for_each(), the chunk is built
-    for (std::size_t hops = id / chunk_slots; hops > 0; --hops) c = c->next.load(mo_acquire);
-    return c->entries[id % chunk_slots].slot;
-  }
+  Slot& slot_at(std::size_t id) { return entry_at(id).slot; }
+  // Whether slot `id` has an owner now (same requirement). acquire: pairs with release(), so a
+  // reader that sees the slot free also sees everything its last owner did. A caller that must
+  // not miss a thread claiming the slot orders this read with fences of its own (Token-EBR).
+  bool owned_at(std::size_t id) { return entry_at(id).owned.load(mo_acquire); }
 
   std::size_t high_water() const { return high_water_.load(mo_acquire); }
   std::size_t active_threads() const { return active_.load(mo_relaxed); }
@@ -104,6 +104,12 @@ class thread_registry {
     entry entries[chunk_slots];
     atomic<chunk*> next{nullptr};
   };
+
+  entry& entry_at(std::size_t id) {
+    chunk* c = head_.load(mo_acquire);  // acquire: as in for_each(), the chunk is built
+    for (std::size_t hops = id / chunk_slots; hops > 0; --hops) c = c->next.load(mo_acquire);
+    return c->entries[id % chunk_slots];
+  }
 
   void append_chunk(chunk* last) {
     std::size_t first_id = last == nullptr ? 0 : last->entries[0].id + chunk_slots;

@@ -40,16 +40,10 @@
 //  (tests/support/broken_reclaimers.hpp) is caught by the model and by the expected-failure
 //  executable hp_asym_no_membarrier (docs/verification.md).
 //
-// Fallback. Where membarrier is unavailable (not Linux, a kernel without the command, a seccomp
-// filter, the query or the registration failing) or the environment variable
-// SMR_NO_MEMBARRIER=1 is set (tests, or processes that must not be interrupted), the policy
-// falls back to the symmetric pair: a seq_cst fence on both sides, i.e. exactly smr::hp, after
-// one warning on stderr per process. The decision is made once, when the first hp_asym domain
-// is constructed (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, required before the command can
-// be used, is issued then), and every domain and handle keeps it: readers and scanners always
-// use matching halves. Should the command fail with EPERM at a scan (not registered: a child
-// of fork() on a kernel that does not carry the registration over), the scanner registers
-// and retries; any other failure after a successful registration aborts with a message.
+// Fallback (detail/asymmetric_fence.hpp): without membarrier, or with SMR_NO_MEMBARRIER=1, both
+// fences are seq_cst fences, i.e. exactly smr::hp, after one warning on stderr per process.
+// The decision is made once per process and every domain and handle keeps it: readers and
+// scanners always use matching halves.
 //
 // Cost and when not to use it: every scan interrupts every running thread of the process (a
 // few microseconds each), which is wasted on threads that never touch the domain, and which
@@ -57,130 +51,21 @@
 // amortizes it over at least H + 100 frees. Everything else is as for hp.
 #pragma once
 
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
+#include "smr/detail/asymmetric_fence.hpp"
 #include "smr/reclaimers/hp.hpp"
-
-#if defined(__linux__) && !defined(SMR_RELACY)
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#define SMR_HAS_MEMBARRIER 1
-#endif
 
 namespace smr {
 
-namespace detail {
-
-// The process-wide barrier: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), registered once per
-// process. Under Relacy it is Relacy's process-wide barrier (rl::systemwide_fence, its model of
-// FlushProcessWriteBuffers, the Windows counterpart of membarrier): every thread's view joins
-// every other's at that point.
-class process_barrier {
- public:
-  // Whether the barrier can be used; the first call decides (thread-safe) and warns once if not.
-  static bool available() {
-    static const bool ok = decide();
-    return ok;
-  }
-
-  // Only after available() returned true.
-  static void issue() {
-#if defined(SMR_RELACY)
-    rl::systemwide_fence(rl::debug_info(__func__, __FILE__, __LINE__));
-#elif defined(SMR_HAS_MEMBARRIER)
-    if (call(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return;
-    // EPERM: not registered (a forked child on a kernel that does not inherit the
-    // registration). Register and retry; anything else is a kernel that withdrew the command
-    // after we registered, and readers without fences cannot be made safe any more.
-    if (errno == EPERM && call(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
-        call(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0)
-      return;
-    std::fprintf(stderr, "smr: hp_asym: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration: %s\n",
-                 std::strerror(errno));
-    std::abort();
-#else
-    std::abort();  // unreachable: available() is false
-#endif
-  }
-
- private:
-#if defined(SMR_HAS_MEMBARRIER)
-  static int call(int cmd) { return static_cast<int>(::syscall(__NR_membarrier, cmd, 0u, 0)); }
-#endif
-
-  static bool decide() {
-#if defined(SMR_RELACY)
-    return true;
-#else
-    const char* why = nullptr;
-    char buf[160];
-    if (const char* e = std::getenv("SMR_NO_MEMBARRIER"); e != nullptr && std::strcmp(e, "1") == 0) {
-      why = "SMR_NO_MEMBARRIER=1 is set";
-    } else {
-#if defined(SMR_HAS_MEMBARRIER)
-      const int commands = call(MEMBARRIER_CMD_QUERY);
-      if (commands < 0) {
-        std::snprintf(buf, sizeof buf, "MEMBARRIER_CMD_QUERY failed: %s", std::strerror(errno));
-        why = buf;
-      } else if ((commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
-        why = "the kernel does not offer MEMBARRIER_CMD_PRIVATE_EXPEDITED";
-      } else if (call(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0) {
-        std::snprintf(buf, sizeof buf, "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED failed: %s", std::strerror(errno));
-        why = buf;
-      }
-#else
-      why = "membarrier is Linux-only";
-#endif
-    }
-    if (why == nullptr) return true;
-    std::fprintf(stderr,
-                 "smr: hp_asym: membarrier unavailable (%s); falling back to symmetric fences "
-                 "(a seq_cst fence in every protect, as smr::hp)\n",
-                 why);
-    return false;
-#endif
-  }
-};
-
-}  // namespace detail
-
-// hp_asym's fence pair (hp.hpp: hp_rule_with<Fences>). Built once by the domain's
-// constructor, which makes the process-wide decision; each handle copies the one flag.
-class hp_asymmetric_fences {
+// hp_asym's fence pair (hp.hpp: hp_rule_with<Fences>): the shared asymmetric pair
+// (detail/asymmetric_fence.hpp), with fence X as its light side and fence Y as its heavy side.
+// Built once by the domain's constructor, which makes the process-wide decision.
+class hp_asymmetric_fences : public detail::asymmetric_fence_pair {
  public:
   static constexpr std::string_view name = "hp_asym",
                                     summary = "hazard pointers with asymmetric fences: a compiler barrier per protect, membarrier per scan (folly hazptr; membarrier(2))";
 
-  hp_asymmetric_fences() : heavy_(detail::process_barrier::available()) {}
-
-  // Whether the asymmetric pair is in use (false: the symmetric fallback).
-  bool asymmetric() const { return heavy_; }
-
-  // Fence X. Asymmetric: only the compiler may not move the hazard store below the re-read;
-  // the processor may, and the scanner's membarrier covers exactly that (header comment).
-  void reader() const {
-    if (heavy_) [[likely]]
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-    else
-      core::fence(core::mo_seq_cst);
-  }
-
-  // Fence Y. Asymmetric: membarrier, which includes a full barrier in this thread on entry and
-  // on return, so no separate fence is needed.
-  void scanner() const {
-    if (heavy_) [[likely]]
-      detail::process_barrier::issue();
-    else
-      core::fence(core::mo_seq_cst);
-  }
-
- private:
-  bool heavy_;
+  void reader() const { light(); }   // fence X
+  void scanner() const { heavy(); }  // fence Y
 };
 
 using hp_asym_rule = hp_rule_with<hp_asymmetric_fences>;

@@ -28,7 +28,9 @@ RECLAIMERS = {
     "debra":     ("epoch",          "#4292c6", "^"),
     "nebr":      ("epoch",          "#6baed6", "v"),
     "rcu":       ("epoch",          "#08519c", "<"),
-    "token_ebr": ("epoch",          "#1d91c0", ">"),
+    "token":     ("epoch",          "#1d91c0", ">"),
+    "token_pass_first": ("epoch",   "#41b6c4", "p"),
+    "token_naive": ("epoch",        "#6f8fd0", "h"),
     "hp":        ("pointer",        "#00441b", "D"),
     "hp_asym":   ("pointer",        "#238b45", "d"),
     "he":        ("pointer",        "#41ab5d", "P"),
@@ -43,7 +45,7 @@ RECLAIMERS = {
     "nbr_plus":  ("neutralization", "#67000d", "s"),
 }
 # Markers repeat across families only where the hue already differs (nbr's o vs qsbr's o,
-# ibr_epoch's v vs nebr's v):
+# ibr_epoch's v vs nebr's v, the token orders' p and h vs ibr_2ge's and poibr's):
 # the pair colour+marker is unique.
 
 AF_SUFFIX = "_af"

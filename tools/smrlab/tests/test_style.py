@@ -67,7 +67,7 @@ def test_the_table_gives_every_reclaimer_its_own_look_and_families_related_hues(
                     "orange": r > g > b, "red": r > 2 * g and r > 2 * b,
                     None: abs(r - g) < 0.01 and abs(g - b) < 0.01}[hue.get(family)]
         assert dominant, (name, colour)
-    for name in ("qsbr", "ebr", "debra", "nebr", "rcu", "token_ebr"):
+    for name in ("qsbr", "ebr", "debra", "nebr", "rcu", "token", "token_pass_first", "token_naive"):
         assert style.RECLAIMERS[name][0] == "epoch"
     for name in ("hp", "hp_asym", "he", "lfrc"):
         assert style.RECLAIMERS[name][0] == "pointer"

@@ -1,0 +1,144 @@
+// Token-EBR's own behaviour (reclaimers/token.hpp), beyond the stress matrix every reclaimer runs:
+//  - the three passing orders: at the moment the batch is freed, the naive order has not passed
+//    the token yet and the other two have; the periodic order passes again every
+//    pass_check_every frees of the batch, the others never during it;
+//  - laps are counted as epochs, and a lone thread's ring is itself;
+//  - the token keeps moving past a thread that is attached but idle (forwarding), and past
+//    the slot of a thread that detached, so the busy thread's garbage stays bounded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "smr/smr.hpp"
+#include "support/probe.hpp"
+
+namespace {
+
+using smr::test::wait_until;
+
+// Records, when freed, how many laps its domain had counted: the order of free and pass.
+template <class R>
+struct lap_witness : R::node_base {
+  lap_witness(R* d, std::vector<std::uint64_t>* laps) : domain(d), laps_at_free(laps) {}
+  ~lap_witness() { laps_at_free->push_back(domain->stats().epochs); }
+  R* domain;
+  std::vector<std::uint64_t>* laps_at_free;
+};
+
+// One thread, so the ring is that thread alone and every operation start receives the token:
+//   op 1 receives lap 1 (from attach) and passes lap 2, then retires `batch` nodes;
+//   op 2 receives and moves them to `previous`, passing lap 3;
+//   op 3 receives and frees them: naive before passing lap 4, the others after it.
+template <class R>
+std::vector<std::uint64_t> laps_seen_by_a_freed_batch(std::size_t batch) {
+  R domain({.forward_after = 1u << 30, .pass_check_every = 2});
+  std::vector<std::uint64_t> laps;
+  {
+    auto h = domain.attach();
+    {
+      auto g = h.begin_op();
+      for (std::size_t i = 0; i < batch; ++i) g.retire(g.template create<lap_witness<R>>(&domain, &laps));
+    }
+    EXPECT_EQ(domain.stats().epochs, 1u);
+    { auto g = h.begin_op(); }
+    EXPECT_EQ(laps.size(), 0u) << "freed after one lap";
+    { auto g = h.begin_op(); }
+    EXPECT_EQ(laps.size(), batch) << "not freed after two laps";
+    EXPECT_EQ(h.unreclaimed(), 0u);
+  }
+  return laps;
+}
+
+TEST(TokenOrder, NaiveFreesBeforePassing) {
+  const auto laps = laps_seen_by_a_freed_batch<smr::token_naive>(1000);
+  ASSERT_EQ(laps.size(), 1000u);
+  EXPECT_EQ(laps.front(), 2u);
+  EXPECT_EQ(laps.back(), 2u) << "the naive order passed the token during its free";
+}
+
+TEST(TokenOrder, PassFirstPassesOnceThenFrees) {
+  const auto laps = laps_seen_by_a_freed_batch<smr::token_pass_first>(1000);
+  ASSERT_EQ(laps.size(), 1000u);
+  EXPECT_EQ(laps.front(), 3u);
+  EXPECT_EQ(laps.back(), 3u) << "the pass-first order passed the token again during its free";
+}
+
+TEST(TokenOrder, PeriodicPassesAgainWhileFreeing) {
+  const auto laps = laps_seen_by_a_freed_batch<smr::token>(1000);
+  ASSERT_EQ(laps.size(), 1000u);
+  EXPECT_EQ(laps.front(), 3u);
+  // Every second free finds the token back (the ring is this thread) and passes it on.
+  EXPECT_EQ(laps.back(), 3u + 999 / 2) << "the periodic order did not pass while freeing";
+}
+
+TEST(TokenOrder, AmortizedFreeParksTheBatch) {
+  smr::token_af domain;
+  std::atomic<int> freed{0};
+  auto h = domain.attach();
+  {
+    auto g = h.begin_op();
+    for (int i = 0; i < 100; ++i) g.retire(g.template create<smr::test::probe<smr::token_af>>(&freed));
+  }
+  for (int i = 0; i < 2; ++i) auto g = h.begin_op();
+  EXPECT_LE(freed.load(), 4) << "token_af freed the batch at once";
+  EXPECT_EQ(h.unreclaimed(), 100u - static_cast<unsigned>(freed.load()));
+  for (int i = 0; i < 60; ++i) auto g = h.begin_op();
+  EXPECT_EQ(freed.load(), 100) << "amortized free frees two parked nodes per operation";
+}
+
+// A second thread attaches first (it creates the token) and then idles outside any operation,
+// or detaches: the busy thread must keep receiving the token, forwarded on the idle thread's
+// behalf once it has gone forward_after operations without it, or passed over the free slot.
+template <class R>
+void busy_thread_keeps_receiving(bool idle_thread_detaches) {
+  const unsigned forward_after = 8;
+  R domain({.forward_after = forward_after, .pass_check_every = 2});
+  std::atomic<int> freed{0};
+  std::atomic<int> step{0};
+  std::thread other([&] {
+    {
+      auto h = domain.attach();
+      step.store(1, std::memory_order_release);
+      wait_until(step, 2);
+    }
+    step.store(3, std::memory_order_release);
+    wait_until(step, 4);
+  });
+  wait_until(step, 1);
+  {
+    auto h = domain.attach();
+    if (idle_thread_detaches) {
+      step.store(2, std::memory_order_release);
+      wait_until(step, 3);
+    }
+    std::size_t most = 0;
+    const int ops = 20000;
+    for (int i = 0; i < ops; ++i) {
+      auto g = h.begin_op();
+      g.retire(g.template create<smr::test::probe<R>>(&freed));
+      most = std::max(most, h.unreclaimed());
+    }
+    // A receipt at least every forward_after + 1 operations; a node waits two receipts.
+    EXPECT_LE(most, 3 * (forward_after + 2)) << R::name << ": the token stopped at the idle thread";
+    EXPECT_GE(domain.stats().epochs, static_cast<std::uint64_t>(ops / (forward_after + 2) - 2));
+    EXPECT_TRUE(h.reclaim_now(std::chrono::seconds(10))) << R::name;
+  }
+  step.store(idle_thread_detaches ? 4 : 2, std::memory_order_release);
+  if (!idle_thread_detaches) {
+    wait_until(step, 3);
+    step.store(4, std::memory_order_release);
+  }
+  other.join();
+  EXPECT_EQ(freed.load(), 20000);
+}
+
+TEST(TokenForwarding, PastAnIdleAttachedThread) { busy_thread_keeps_receiving<smr::token>(false); }
+TEST(TokenForwarding, PastTheSlotOfADetachedThread) { busy_thread_keeps_receiving<smr::token>(true); }
+TEST(TokenForwarding, NaiveOrderToo) { busy_thread_keeps_receiving<smr::token_naive>(false); }
+
+}  // namespace
