@@ -1,7 +1,7 @@
 // Bounded garbage: one thread stalls inside an operation while others churn, and the schemes
 // that promise bounded garbage (hp, hp_asym, he, ibr_2ge, nbr) must keep their unreclaimed
 // nodes under a bound derived from their configuration, while the epoch and quiescence schemes
-// (ebr, debra, qsbr, rcu, token) must keep every node retired since the stall (asserted too: the
+// (ebr, nebr, debra, qsbr, rcu, token) must keep every node retired since the stall (asserted too: the
 // test can tell the two kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
 //
 // Run (identical for every reclaimer, so runs are comparable):
@@ -47,6 +47,7 @@
 //   ebr, debra, qsbr: the stalled announcement (or missing quiescent state) stops the epoch
 //     at most one advance later, and every node retired after the stall is tagged beyond it:
 //     after step 4, unreclaimed >= retired during the churn, and above every bound above.
+//   nebr: as ebr (the stalled operation's region announcement stops the epoch).
 //   rcu: every grace period that starts after the stall snapshots the stalled thread's odd
 //     counter and never ends; a node retired after the stall waits in one of them.
 //   token: the token stops at the stalled thread (it is inside an operation, so it is never
@@ -170,6 +171,11 @@ struct garbage_spec<smr::qsbr> {
   static smr::qsbr::config config() { return {.quiescent_every = 2}; }
 };
 template <>
+struct garbage_spec<smr::nebr> {
+  static constexpr bool bounded = false;
+  static smr::nebr::config config() { return {.advance_every = 2, .region_ops = 4}; }
+};
+template <>
 struct garbage_spec<smr::rcu> {
   static constexpr bool bounded = false;
   static smr::rcu::config config() { return {.grace_every = 2}; }
@@ -277,7 +283,7 @@ outcome run_with_stalled_thread() {
 template <class R>
 class BoundedGarbage : public ::testing::Test {};
 using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::ibr_2ge, smr::nbr, smr::ebr, smr::debra, smr::qsbr,
-                                    smr::rcu, smr::token, smr::ibr_epoch>;
+                                    smr::nebr, smr::rcu, smr::token, smr::ibr_epoch>;
 TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(BoundedGarbage, StalledThread) {

@@ -20,6 +20,8 @@
 //                           process-wide barrier: it may forward past a thread already reading.
 //   rcu_no_heavy_fence      RCU whose grace period skips the process-wide barrier: its snapshot
 //                           may miss a reader that already reads.
+//   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
+//                           they have made it: the region is left while the operation runs.
 //
 // Each is a rule on the same skeleton as the real reclaimers (core/domain.hpp), or a rule
 // derived from a real one that overrides one hook; they build under every back end of
@@ -38,6 +40,7 @@
 #include "smr/reclaimers/hp.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
 #include "smr/reclaimers/nbr.hpp"
+#include "smr/reclaimers/nebr.hpp"
 #include "smr/reclaimers/rcu.hpp"
 #include "smr/reclaimers/token.hpp"
 
@@ -305,5 +308,24 @@ struct rcu_no_heavy_fence_rule : rcu_rule {
   using domain_state = detail::asymmetric_fence_domain<Base, no_heavy_fence_pair>;
 };
 using rcu_no_heavy_fence = basic_domain<rcu_no_heavy_fence_rule>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: NEBR leaving its region early. Every operation that announces (a region's first,
+// or one that saw the epoch move) clears the announcement right away, so the thread operates
+// inside what it believes is its region while scans find it quiescent.
+struct nebr_leaves_early_rule : nebr_rule {
+  static constexpr std::string_view name = "nebr_leaves_early";
+  static constexpr std::string_view summary = "PLANTED BUG: leaves the region at the start of the operation";
+  template <class Base>
+  class thread_state : public nebr_rule::thread_state<Base> {
+   protected:
+    using nebr_rule::thread_state<Base>::thread_state;
+    void enter() {
+      nebr_rule::thread_state<Base>::enter();
+      detail::epoch_clock::quiesce(this->slot().announce);  // the bug
+    }
+  };
+};
+using nebr_leaves_early = basic_domain<nebr_leaves_early_rule>;
 
 }  // namespace smr::test

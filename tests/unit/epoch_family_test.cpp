@@ -1,4 +1,4 @@
-// Behaviour of qsbr and debra that a generic stress cannot see: who holds a grace period back
+// Behaviour of qsbr, debra and nebr that a generic stress cannot see: who holds a grace period back
 // and who does not, exactly when the epoch advances, that nothing is freed early, and what the
 // statistics and the timeline report.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "smr/reclaimers/debra.hpp"
+#include "smr/reclaimers/nebr.hpp"
 #include "smr/reclaimers/qsbr.hpp"
 #include "support/stress.hpp"
 
@@ -322,6 +323,78 @@ TEST(Debra, IdleThreadBetweenOperationsDoesNotBlock) {
   run_retirers(domain, 2, 1000, freed);
   EXPECT_GT(freed.load(), 1000) << "a quiescent thread held back reclamation";
   EXPECT_GT(domain.epoch(), e + 100);
+}
+
+// ---------------------------------------------------------------------------------------------
+// NEBR
+
+TEST(Nebr, ImplicitRegionAnnouncesOncePerRegionOps) {
+  smr::nebr domain({.advance_every = 1u << 30, .region_ops = 4});
+  auto h = domain.attach();
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 4; ++i) {
+      empty_op<smr::nebr>(h);
+      EXPECT_EQ(h.in_region(), i < 3) << "operation " << i << " of the region";
+    }
+  }
+  h.enter_region();
+  for (int i = 0; i < 10; ++i) empty_op<smr::nebr>(h);
+  EXPECT_TRUE(h.in_region()) << "an explicit region ended by itself";
+  h.leave_region();
+  EXPECT_FALSE(h.in_region());
+}
+
+TEST(Nebr, OperatingThreadInARegionLetsTheEpochMove) {
+  smr::nebr domain({.advance_every = 1, .region_ops = 0});
+  std::atomic<long> freed{0};
+  auto reader = domain.attach();
+  reader.enter_region();  // for the whole test
+  auto writer = domain.attach();
+  const std::uint64_t e0 = domain.epoch();
+  for (int i = 0; i < 100; ++i) {
+    retire_one<smr::nebr>(writer, freed);
+    empty_op<smr::nebr>(reader);  // re-announces when it sees the epoch moved
+  }
+  EXPECT_GT(domain.epoch(), e0 + 10) << "a region held the epoch back while its thread operated";
+  EXPECT_GT(freed.load(), 50);
+  reader.leave_region();
+}
+
+TEST(Nebr, IdleThreadInsideARegionHoldsTheEpoch) {
+  // The application contract (nebr.hpp): a thread that idles inside a region blocks advances.
+  smr::nebr domain({.advance_every = 1, .region_ops = 0});
+  std::atomic<long> freed{0};
+  auto idle = domain.attach();
+  idle.enter_region();
+  empty_op<smr::nebr>(idle);
+  const std::uint64_t e = domain.epoch();
+  {
+    auto writer = domain.attach();
+    for (int i = 0; i < 1000; ++i) retire_one<smr::nebr>(writer, freed);
+    EXPECT_LE(domain.epoch(), e + 1);
+    EXPECT_EQ(freed.load(), 0) << "freed while a thread idled inside its region";
+    idle.leave_region();
+    EXPECT_LT(ops_until_freed<smr::nebr>(writer, freed, 1000), 10000);
+  }
+  EXPECT_EQ(freed.load(), 1000);
+}
+
+TEST(NebrDeathTest, RegionCallsInsideAnOperationAreRefused) {
+  smr::nebr domain;
+  EXPECT_DEATH(
+      {
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        h.enter_region();
+      },
+      "enter_region\\(\\) inside an operation");
+  EXPECT_DEATH(
+      {
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        h.leave_region();
+      },
+      "leave_region\\(\\) inside an operation");
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+// NEBR: "new epoch-based reclamation", Hart et al. (2007), §6.2 and Fig. 17: EBR whose critical
+// region spans many operations.
+//
+// What it is: EBR (ebr.hpp) pays a store and a seq_cst fence to enter the critical region at
+// every operation. NEBR moves the region to the application: the thread enters a region (one
+// announcement of the epoch, with its fence) before a stretch of code that makes lock-free calls
+// and leaves it (one release store) after, so the fence is paid once per region. Inside the
+// region each operation only reads the global epoch; when it moved, the operation re-announces
+// (a new period, as DEBRA does at every operation), so a long region never holds the epoch back
+// while its thread keeps operating; every `advance_every` operations it tries to advance the
+// epoch, as EBR does. Regions are explicit, h.enter_region() / h.leave_region(), or implicit:
+// with `region_ops` = k > 0, an operation outside any region opens one that ends after k
+// operations (how smrbench runs it, Hart's harness setting the flag at the application level).
+// An operation outside any region with region_ops = 0 is a region of its own: EBR.
+//
+// The application's contract (the price of NEBR, Hart: "compromising EBR's application-
+// independence"): a thread must not block, sleep or idle inside a region, even between
+// operations: its standing announcement holds every epoch advance, as an online qsbr thread
+// does, until its next operation re-announces. Leave the region first (h.leave_region(), or
+// end the handle). With implicit regions this means: a thread that stops operating in the
+// middle of a region (at most k - 1 operations into it) holds reclamation until it operates
+// again, calls h.leave_region() or h.reclaim_now(), or detaches. Not detected (it cannot be
+// told from a thread that is merely slow); reclaim_now() then returns false at its timeout.
+//
+// Why it is safe (proof sketch; lemma and theorem in detail/epoch_clock.hpp): a period runs from
+// one announcement (region entry, or a re-announcement at the start of an operation inside a
+// region) to the next release store to the thread's word (the next announcement, or leaving the
+// region). Every announcement is epoch_clock::announce(), so the lemma and the tag rule hold per
+// period exactly as for ebr and debra; nodes are tagged with the period's epoch + 1. The
+// re-announcement happens between operations, where the thread holds nothing: its earlier
+// period's references are gone before its release store ends that period.
+//
+// When not to use it: as ebr (a thread stalled inside a region stops reclamation: unbounded
+// garbage), plus the contract above; where the application cannot bound its regions, use ebr or
+// debra.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <tuple>
+
+#include "smr/core/domain.hpp"
+#include "smr/detail/epoch_family.hpp"
+
+namespace smr {
+
+struct nebr_rule : detail::epoch_rule_base {
+  static constexpr std::string_view name = "nebr", summary = "EBR whose critical region spans many operations, entered by the application (Hart et al. 2007, §6.2)";
+  struct config {
+    unsigned advance_every = 100;  // operations between attempts to advance the epoch (as ebr)
+    unsigned region_ops = 100;     // operations per implicit region; 0 = explicit regions only
+  };
+  static constexpr std::tuple tunables{
+      tunable{"advance_every", &config::advance_every, "operations between attempts to advance the epoch", 1u},
+      tunable{"region_ops", &config::region_ops, "operations per implicit region (0: only h.enter_region() opens one)", 0u}};
+  static config eager_config() { return {.advance_every = 2, .region_ops = 4}; }
+
+  template <class Base>
+  class thread_state : public detail::epoch_thread<Base> {
+   public:
+    // Opens a region that lasts until leave_region(): its operations pay no fence unless the
+    // epoch moved. Outside operations only.
+    void enter_region() {
+      if (this->in_operation()) detail::misuse("nebr: enter_region() inside an operation");
+      if (region_ == region::none) this->start_period();
+      region_ = region::explicit_;
+    }
+    // Leaves the region (explicit or implicit): the thread holds back no epoch any more.
+    // Outside operations only.
+    void leave_region() {
+      if (this->in_operation()) detail::misuse("nebr: leave_region() inside an operation");
+      quiesce();
+    }
+    bool in_region() const { return region_ != region::none; }
+
+   protected:
+    explicit thread_state(typename Base::domain_type& d)
+        : detail::epoch_thread<Base>(d),
+          advance_every_(d.configuration().advance_every),
+          region_ops_(d.configuration().region_ops) {}
+    ~thread_state() { quiesce(); }
+
+    void enter() {
+      if (region_ == region::none) [[unlikely]] {
+        this->start_period();
+        region_ = region_ops_ == 0 ? region::single_ : region::implicit_;
+        ops_in_region_ = 0;
+      } else if (this->clock().now() != this->announced_epoch()) [[unlikely]] {
+        this->start_period();  // a new period between operations: see the proof sketch
+      }
+      if (++entries_ >= advance_every_) [[unlikely]] {
+        entries_ = 0;
+        this->try_advance(this->announced_epoch());
+      }
+    }
+
+    void leave() {
+      if (region_ == region::single_ || (region_ == region::implicit_ && ++ops_in_region_ >= region_ops_)) quiesce();
+    }
+
+    // Outside operations: a period that frees what is safe and advances the epoch if it can;
+    // an implicit region ends here, an explicit one goes on in the new period.
+    void reclaim_step() {
+      detail::epoch_thread<Base>::reclaim_step();
+      if (region_ != region::explicit_) quiesce();
+    }
+
+   private:
+    enum class region { none, single_, implicit_, explicit_ };
+
+    void quiesce() {
+      detail::epoch_clock::quiesce(this->slot().announce);
+      region_ = region::none;
+    }
+
+    const unsigned advance_every_;
+    const unsigned region_ops_;
+    region region_ = region::none;
+    unsigned ops_in_region_ = 0;
+    unsigned entries_ = 0;
+  };
+};
+
+template <class FreePolicy = core::batch_free>
+using basic_nebr = basic_domain<nebr_rule, FreePolicy>;
+using nebr = basic_nebr<>;
+using nebr_af = basic_nebr<core::amortized_free<>>;
+
+}  // namespace smr
