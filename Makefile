@@ -4,7 +4,7 @@ JOBS ?= 2
 CTEST_JOBS ?= 2
 PYTHON := .venv/bin/python
 
-.PHONY: setup build build-bench test test-asan test-tsan test-release test-python test-consumer bench clean
+.PHONY: setup build build-bench test test-asan test-tsan test-release test-python test-consumer torture bench clean
 
 setup:
 	@scripts/setup.sh
@@ -44,6 +44,14 @@ test-consumer: setup
 # smrbench's tests, smrlab's pytest suite, and the consumer projects. The examples are built and
 # run by each preset's ctest.
 test: test-asan test-tsan test-release test-python test-consumer
+
+# The long stress run, not part of `make test`: every stress suite (ctest label `stress`) with
+# TORTURE_SCALE times the operations of the test presets, release with poison mode and ASan.
+# About an hour at the default scale of 8 on two cores.
+TORTURE_SCALE ?= 8
+torture: build test-asan
+	SMR_POISON=1 SMR_STRESS_SCALE=$$((16 * $(TORTURE_SCALE))) ctest --test-dir build/release -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 SMR_STRESS_SCALE=$$((15 * $(TORTURE_SCALE))) ctest --test-dir build/asan -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 
 # The main job: build, run the default experiment (overview), print its summary and report path.
 # A failed trial still gets its report (it says which trial failed), then fails the target.

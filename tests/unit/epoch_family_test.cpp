@@ -353,7 +353,7 @@ TEST(Nebr, OperatingThreadInARegionLetsTheEpochMove) {
   const std::uint64_t e0 = domain.epoch();
   for (int i = 0; i < 100; ++i) {
     retire_one<smr::nebr>(writer, freed);
-    empty_op<smr::nebr>(reader);  // re-announces when it sees the epoch moved
+    empty_op<smr::nebr>(reader);  // re-announces when it sees the epoch moved (advance_every 1)
   }
   EXPECT_GT(domain.epoch(), e0 + 10) << "a region held the epoch back while its thread operated";
   EXPECT_GT(freed.load(), 50);

@@ -5,10 +5,13 @@
 // every operation. NEBR moves the region to the application: the thread enters a region (one
 // announcement of the epoch, with its fence) before a stretch of code that makes lock-free calls
 // and leaves it (one release store) after, so the fence is paid once per region. Inside the
-// region each operation only reads the global epoch; when it moved, the operation re-announces
-// (a new period, as DEBRA does at every operation), so a long region never holds the epoch back
-// while its thread keeps operating; every `advance_every` operations it tries to advance the
-// epoch, as EBR does. Regions are explicit, h.enter_region() / h.leave_region(), or implicit:
+// region an operation costs a counter: every `advance_every` operations the thread reads the
+// global epoch, re-announces if it moved (a new period, between two operations), and tries to
+// advance it, as EBR does; so a long region holds the epoch back by at most advance_every
+// operations of its thread, as qsbr's quiescent_every does. (Hart's NEBR reads the epoch at
+// every operation, which he names as its overhead over QSBR; reading a line that every advance
+// invalidates costs a miss per advance per thread, and the re-announcement needs no more.)
+// Regions are explicit, h.enter_region() / h.leave_region(), or implicit:
 // with `region_ops` = k > 0, an operation outside any region opens one that ends after k
 // operations (how smrbench runs it, Hart's harness setting the flag at the application level).
 // An operation outside any region with region_ops = 0 is a region of its own: EBR.
@@ -47,11 +50,11 @@ namespace smr {
 struct nebr_rule : detail::epoch_rule_base {
   static constexpr std::string_view name = "nebr", summary = "EBR whose critical region spans many operations, entered by the application (Hart et al. 2007, §6.2)";
   struct config {
-    unsigned advance_every = 100;  // operations between attempts to advance the epoch (as ebr)
+    unsigned advance_every = 100;  // operations between epoch checks and advance attempts (as ebr)
     unsigned region_ops = 100;     // operations per implicit region; 0 = explicit regions only
   };
   static constexpr std::tuple tunables{
-      tunable{"advance_every", &config::advance_every, "operations between attempts to advance the epoch", 1u},
+      tunable{"advance_every", &config::advance_every, "operations between looks at the epoch (re-announce, try to advance)", 1u},
       tunable{"region_ops", &config::region_ops, "operations per implicit region (0: only h.enter_region() opens one)", 0u}};
   static config eager_config() { return {.advance_every = 2, .region_ops = 4}; }
 
@@ -85,13 +88,9 @@ struct nebr_rule : detail::epoch_rule_base {
         this->start_period();
         region_ = region_ops_ == 0 ? region::single_ : region::implicit_;
         ops_in_region_ = 0;
-      } else if (this->clock().now() != this->announced_epoch()) [[unlikely]] {
-        this->start_period();  // a new period between operations: see the proof sketch
       }
-      if (++entries_ >= advance_every_) [[unlikely]] {
-        entries_ = 0;
-        this->try_advance(this->announced_epoch());
-      }
+      if (++entries_ >= advance_every_) [[unlikely]]
+        advance_step();
     }
 
     void leave() {
@@ -107,6 +106,14 @@ struct nebr_rule : detail::epoch_rule_base {
 
    private:
     enum class region { none, single_, implicit_, explicit_ };
+
+    // Out of line: one operation in advance_every gets here.
+    [[gnu::noinline]] void advance_step() {
+      entries_ = 0;
+      if (this->clock().now() != this->announced_epoch())
+        this->start_period();  // a new period between operations: see the proof sketch
+      this->try_advance(this->announced_epoch());
+    }
 
     void quiesce() {
       detail::epoch_clock::quiesce(this->slot().announce);
