@@ -17,7 +17,10 @@
 // owner; and a thread that did `forward_after` operations without receiving the token looks for
 // it, and if it waits at a thread that is between operations (or detached), takes it and passes
 // it on that thread's behalf ("forwards" it; the check costs one process-wide barrier, paid only
-// then). A thread preempted inside an operation still holds the token up: that is what makes
+// then). With `look_every` = k > 1 (smr's tunable; the paper looks at every operation) a thread
+// looks at its slot every k-th operation: the token waits there meanwhile, which slows a lap by
+// at most k operations per thread and saves the cache-line transfer of a receipt at every
+// operation when laps are short (few threads). A thread preempted inside an operation still holds the token up: that is what makes
 // any EBR safe.
 //
 // Why it is safe (proof sketch). Every hand-over of the token is a release store into the
@@ -90,6 +93,7 @@ class token_thread : public Base {
       : Base(d),
         fences_(d.fence_policy()),
         forward_after_(d.configuration().forward_after),
+        look_every_(d.configuration().look_every),
         pass_check_every_(d.configuration().pass_check_every) {
     // (c) of the proof: a pass that read this slot as unowned, or the high-water mark before it
     // grew, happened before this barrier or its reads are ordered before our first operation.
@@ -107,10 +111,8 @@ class token_thread : public Base {
   }
 
   void enter() {
-    if (this->slot().token.load(mo_relaxed) != 0) [[unlikely]]
-      receive();
-    else if (++ops_without_token_ >= forward_after_) [[unlikely]]
-      forward_from_idle_thread();
+    if (++ops_since_look_ >= look_every_)  // every operation with the paper's look_every = 1
+      look();
     // relaxed + light fence: the store-load pair of (b); nothing before it is published by it.
     this->slot().busy.store(1, mo_relaxed);
     fences_.light();
@@ -138,6 +140,16 @@ class token_thread : public Base {
   }
 
  private:
+  // Every look_every operations: take the token if it waits here, else count towards looking
+  // for one held up by an idle thread.
+  void look() {
+    ops_since_look_ = 0;
+    if (this->slot().token.load(mo_relaxed) != 0)
+      receive();
+    else if ((ops_without_token_ += look_every_) >= forward_after_) [[unlikely]]
+      forward_from_idle_thread();
+  }
+
   // Takes the token from this thread's slot; 0 if it is not there (or was forwarded meanwhile).
   std::uint64_t claim() {
     // acquire: pairs with the passer's release store; the lap so far happens before this.
@@ -226,8 +238,10 @@ class token_thread : public Base {
 
   const fence_pair_of<typename Base::domain_type>& fences_;
   const unsigned forward_after_;
+  const unsigned look_every_;
   const unsigned pass_check_every_;
   unsigned ops_without_token_ = 0;
+  unsigned ops_since_look_ = 0;
   limbo_bag current_;   // retired since this thread's last receipt
   limbo_bag previous_;  // retired in the lap before: freed at the next receipt
 };
@@ -248,17 +262,20 @@ struct token_rule_with : rule_defaults {
   struct config {
     unsigned forward_after = 1024;    // operations without the token before looking for an idle holder
     unsigned pass_check_every = 100;  // periodic: frees between looks for the token (the paper's k)
+    unsigned look_every = 1;          // operations between looks at the slot (the paper: every one)
   };
   static constexpr auto tunables = [] {
     constexpr tunable forward{"forward_after", &config::forward_after,
                               "operations without the token before a thread forwards it past an idle holder", 1u};
+    constexpr tunable look{"look_every", &config::look_every,
+                           "operations between looks for the token at the start of an operation (1: the paper)", 1u};
     if constexpr (Order == token_order::periodic)
-      return std::tuple{forward, tunable{"pass_check_every", &config::pass_check_every,
-                                         "frees of a batch between looks for the token", 1u}};
+      return std::tuple{forward, look, tunable{"pass_check_every", &config::pass_check_every,
+                                               "frees of a batch between looks for the token", 1u}};
     else
-      return std::tuple{forward};
+      return std::tuple{forward, look};
   }();
-  static config eager_config() { return {.forward_after = 4, .pass_check_every = 2}; }
+  static config eager_config() { return {.forward_after = 4, .pass_check_every = 2, .look_every = 2}; }
 
   using slot = detail::token_slot;
   template <class Base>
