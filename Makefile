@@ -50,8 +50,8 @@ test: test-asan test-tsan test-release test-python test-consumer
 # About an hour at the default scale of 8 on two cores.
 TORTURE_SCALE ?= 8
 torture: build test-asan
-	SMR_POISON=1 SMR_STRESS_SCALE=$$((12 * $(TORTURE_SCALE))) ctest --test-dir build/release -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 SMR_STRESS_SCALE=$$((12 * $(TORTURE_SCALE))) ctest --test-dir build/asan -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
+	SMR_POISON=1 SMR_STRESS_SCALE=$$((10 * $(TORTURE_SCALE))) ctest --test-dir build/release -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 SMR_STRESS_SCALE=$$((10 * $(TORTURE_SCALE))) ctest --test-dir build/asan -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 
 # The main job: build, run the default experiment (overview), print its summary and report path.
 # A failed trial still gets its report (it says which trial failed), then fails the target.
