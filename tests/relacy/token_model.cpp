@@ -8,11 +8,11 @@
 // ((b)), and the reclaimer's churn gives it the two receipts that free its popped node.
 //
 // Under SMR_RELACY the process-wide barrier is rl::systemwide_fence (see hp_asym_model.cpp) and
-// the reader's light fence a compiler barrier, which the model ignores: the reader's `busy`
+// the reader's light fence a compiler barrier, which the model ignores: the reader's operation-word
 // store and its read of `top` may be reordered, and only the forwarder's barrier restores (b).
 //
 // Planted bug (relacy_token_planted): token_no_heavy_fence (tests/support/broken_reclaimers.hpp),
-// whose forwarder skips the barrier: it reads the reader's busy word as 0 while the reader
+// whose forwarder skips the barrier: it reads the reader's operation word as even while the reader
 // already read `top`, forwards the token past it, and the reader's node is freed two receipts
 // later.
 #include <type_traits>

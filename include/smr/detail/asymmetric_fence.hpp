@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -163,6 +164,44 @@ class asymmetric_fence_domain : public Base {
 // The pair type a domain state holds, for the handles that keep a reference to it.
 template <class Domain>
 using fence_pair_of = std::remove_cvref_t<decltype(std::declval<const Domain&>().fence_policy())>;
+
+// The word that token and rcu publish with the pair: odd while its thread is inside an
+// operation, even outside; it only grows, across the owners of the slot, so a reader that saw
+// one value and later sees another knows the thread has moved on (rcu's grace periods) and a
+// reader that sees an even value knows it holds nothing (token's forwarding).
+struct operation_word_slot {
+  atomic<std::uint64_t> operations{0};
+  static constexpr bool inside(std::uint64_t word) { return (word & 1) != 0; }
+};
+
+// The thread side of that word, for a rule whose slot derives from operation_word_slot and
+// whose domain state holds the pair. Base is the rule's thread base (core/domain.hpp).
+template <class Base>
+class operation_word_thread : public Base {
+ protected:
+  explicit operation_word_thread(typename Base::domain_type& d)
+      : Base(d),
+        fences_(d.fence_policy()),
+        // relaxed: the slot is ours now; continuing its count keeps a reader from taking a new
+        // owner's first operation for the old owner's.
+        word_(this->slot().operations.load(mo_relaxed)) {}
+
+  // The light side of the pair: the odd value is published before any read of the operation.
+  // relaxed: nothing before it is published by it; the fence orders it against the reads.
+  void publish_enter() {
+    this->slot().operations.store(++word_, mo_relaxed);
+    fences_.light();
+  }
+  // release: the operation's accesses happen before any reader that reads this value or a
+  // later one (acquire).
+  void publish_leave() { this->slot().operations.store(++word_, mo_release); }
+
+  const fence_pair_of<typename Base::domain_type>& fences() const { return fences_; }
+
+ private:
+  const fence_pair_of<typename Base::domain_type>& fences_;
+  std::uint64_t word_;
+};
 
 }  // namespace detail
 

@@ -4,7 +4,8 @@
 // retiring thread itself instead of a helper thread.
 //
 // What it is: every operation is a read-side critical section. Each thread's slot holds a
-// counter, odd while the thread is inside an operation, even outside. A retired node goes to the
+// counter, odd while the thread is inside an operation, even outside (the operation word of
+// detail/asymmetric_fence.hpp, which token uses too). A retired node goes to the
 // thread's batch. When the batch holds `grace_every` nodes, the thread starts a grace period for
 // it at the start of its next operation: one process-wide barrier, then a snapshot of every
 // other thread whose counter is odd. At the start of each later operation it re-reads the
@@ -51,21 +52,13 @@ namespace smr {
 
 namespace detail {
 
-struct rcu_slot {
-  // Odd while the slot's thread is inside an operation; only grows, across owners of the slot.
-  atomic<std::uint64_t> counter{0};
-};
+struct rcu_slot : operation_word_slot {};
 
 template <class Base>
-class rcu_thread : public Base {
+class rcu_thread : public operation_word_thread<Base> {
  protected:
   explicit rcu_thread(typename Base::domain_type& d)
-      : Base(d),
-        fences_(d.fence_policy()),
-        grace_every_(d.configuration().grace_every),
-        // relaxed: the slot is ours now; continuing its count keeps a snapshot from mistaking a
-        // new owner's first operation for the old owner's (it would only wait longer).
-        counter_(this->slot().counter.load(mo_relaxed)) {}
+      : operation_word_thread<Base>(d), grace_every_(d.configuration().grace_every) {}
 
   // Between operations: free what the grace period under way allows now, hand the rest over.
   ~rcu_thread() {
@@ -78,15 +71,10 @@ class rcu_thread : public Base {
   void enter() {
     if (!waiting_.empty() || batch_.size() >= grace_every_) [[unlikely]]
       advance(grace_every_);
-    // relaxed + light fence: the store-load pair of the proof; nothing before it is published.
-    this->slot().counter.store(++counter_, mo_relaxed);
-    fences_.light();
+    this->publish_enter();  // the light side of the proof's pair
   }
 
-  void leave() {
-    // release: the operation's accesses happen before a snapshot that reads this or a later value.
-    this->slot().counter.store(++counter_, mo_release);
-  }
+  void leave() { this->publish_leave(); }
 
   void retire(retired_node* n) {
     batch_.push(n);
@@ -115,7 +103,7 @@ class rcu_thread : public Base {
     waiting_.splice(this->adopt_orphans());
     if (waiting_.empty()) return;
     // The heavy side: every node of `waiting_` was unlinked before this point.
-    fences_.heavy();
+    this->fences().heavy();
     readers_.clear();
     auto& registry = this->domain().registry();
     const std::size_t ids = registry.high_water();
@@ -123,8 +111,8 @@ class rcu_thread : public Base {
       if (id == this->thread_id()) continue;
       // acquire: pairs with leave()'s release store (an even value: that thread's operations
       // happen before the free).
-      const std::uint64_t c = registry.slot_at(id).counter.load(mo_acquire);
-      if (c & 1) readers_.emplace_back(id, c);
+      const std::uint64_t c = registry.slot_at(id).operations.load(mo_acquire);
+      if (operation_word_slot::inside(c)) readers_.emplace_back(id, c);
     }
     this->tc().stats().epochs.add();
     this->tc().record_instant(event_kind::epoch_advance, ++grace_periods_);
@@ -135,14 +123,12 @@ class rcu_thread : public Base {
     auto& registry = this->domain().registry();
     std::erase_if(readers_, [&](const std::pair<std::size_t, std::uint64_t>& r) {
       // acquire: pairs with the release store that changed the counter (see the proof).
-      return registry.slot_at(r.first).counter.load(mo_acquire) != r.second;
+      return registry.slot_at(r.first).operations.load(mo_acquire) != r.second;
     });
     return readers_.empty();
   }
 
-  const fence_pair_of<typename Base::domain_type>& fences_;
   const unsigned grace_every_;
-  std::uint64_t counter_;
   std::uint64_t grace_periods_ = 0;  // started by this thread (the timeline's epoch value)
   limbo_bag batch_;                  // retired since the grace period under way began
   limbo_bag waiting_;                // the nodes of the grace period under way

@@ -33,9 +33,9 @@
 //      after the acquire claim, so they observe W; O precedes O' and ended before U's release
 //      pass, which happens before R(k+1).
 //  (b) forwarded by F: F claimed the token (acquire: W happens before), ran the heavy fence, and
-//      read U's `busy` word as 0. That 0 is the release store ending U's latest operation (or
-//      the initial value), so U's earlier operations happen before F's pass. A later operation
-//      stores busy = 1 and runs the light fence before reading; F's read missed that store, so
+//      read U's operation word as even. That value is the release store ending U's latest
+//      operation (or the initial value), so U's earlier operations happen before F's pass. A later operation
+//      stores an odd value and runs the light fence before reading; F's read missed that store, so
 //      by the asymmetric pair (detail/asymmetric_fence.hpp) its reads observe W.
 //  (c) skipped: after the light fence the passer read U's slot as unowned (acquire: U's release
 //      of the slot, if any, ends its operations) or beyond the high-water mark (where the lap
@@ -68,11 +68,11 @@ enum class token_order { naive, pass_first, periodic };
 
 namespace detail {
 
-struct token_slot {
+// The operation word (detail/asymmetric_fence.hpp) tells forwarders whether the thread is
+// inside an operation: odd inside, even between operations and when detached.
+struct token_slot : operation_word_slot {
   // The lap number while the token waits here for this slot's thread; 0 while it is elsewhere.
   atomic<std::uint64_t> token{0};
-  // 1 while the slot's thread is inside an operation; 0 between operations and when detached.
-  atomic<std::uint64_t> busy{0};
 };
 
 template <class Base, class Pair = asymmetric_fence_pair>
@@ -87,22 +87,21 @@ class token_domain : public asymmetric_fence_domain<Base, Pair> {
 };
 
 template <class Base, token_order Order>
-class token_thread : public Base {
+class token_thread : public operation_word_thread<Base> {
  protected:
   explicit token_thread(typename Base::domain_type& d)
-      : Base(d),
-        fences_(d.fence_policy()),
+      : operation_word_thread<Base>(d),
         forward_after_(d.configuration().forward_after),
         look_every_(d.configuration().look_every),
         pass_check_every_(d.configuration().pass_check_every) {
     // (c) of the proof: a pass that read this slot as unowned, or the high-water mark before it
     // grew, happened before this barrier or its reads are ordered before our first operation.
-    fences_.heavy();
+    this->fences().heavy();
     // relaxed: only which thread wins matters; the token itself is published by the store.
     if (!d.issued_.exchange(true, mo_relaxed)) this->slot().token.store(1, mo_release);
   }
 
-  // Between operations (busy is 0): pass the token on if it waits here, hand the bags over.
+  // Between operations (the operation word is even): pass the token on if it waits here, hand the bags over.
   ~token_thread() {
     if (const std::uint64_t lap = claim()) pass_from(this->thread_id(), lap);
     limbo_bag all = std::move(previous_);
@@ -113,15 +112,10 @@ class token_thread : public Base {
   void enter() {
     if (++ops_since_look_ >= look_every_)  // every operation with the paper's look_every = 1
       look();
-    // relaxed + light fence: the store-load pair of (b); nothing before it is published by it.
-    this->slot().busy.store(1, mo_relaxed);
-    fences_.light();
+    this->publish_enter();  // the light side of (b)
   }
 
-  void leave() {
-    // release: the operation's accesses happen before a forwarder that reads 0 (acquire).
-    this->slot().busy.store(0, mo_release);
-  }
+  void leave() { this->publish_leave(); }  // release: read by forwarders (acquire)
 
   void retire(retired_node* n) {
     current_.push(n);
@@ -192,7 +186,7 @@ class token_thread : public Base {
     auto& registry = this->domain().registry();
     // Light fence: (c) of the proof; orders our claim before the reads of ownership and of the
     // high-water mark below.
-    fences_.light();
+    this->fences().light();
     const std::size_t ids = registry.high_water();  // acquire (in the registry): chunks built
     std::size_t next = from;
     for (std::size_t step = 1; step <= ids; ++step) {
@@ -225,10 +219,10 @@ class token_thread : public Base {
       if (lap == 0) continue;
       // The holder is inside an operation: only it may pass the token on. Checked before the
       // barrier so that a busy holder costs nothing.
-      if (s.busy.load(mo_relaxed) != 0) return;
-      fences_.heavy();
+      if (operation_word_slot::inside(s.operations.load(mo_relaxed))) return;
+      this->fences().heavy();
       // acquire: pairs with leave()'s release; the holder's operations happen before our pass.
-      if (s.busy.load(mo_acquire) != 0) return;
+      if (operation_word_slot::inside(s.operations.load(mo_acquire))) return;
       // acquire: as claim(); fails if the holder took the token itself meanwhile.
       if (s.token.compare_exchange_strong(lap, 0, mo_acquire, mo_relaxed)) pass_from(id, lap);
       return;
@@ -236,7 +230,6 @@ class token_thread : public Base {
     // Not in any slot: a thread is between taking and passing it, and is running.
   }
 
-  const fence_pair_of<typename Base::domain_type>& fences_;
   const unsigned forward_after_;
   const unsigned look_every_;
   const unsigned pass_check_every_;
