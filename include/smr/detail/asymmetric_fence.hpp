@@ -170,7 +170,7 @@ using fence_pair_of = std::remove_cvref_t<decltype(std::declval<const Domain&>()
 // one value and later sees another knows the thread has moved on (rcu's grace periods) and a
 // reader that sees an even value knows it holds nothing (token's forwarding).
 struct operation_word_slot {
-  atomic<std::uint64_t> operations{0};
+  core::atomic<std::uint64_t> operations{0};
   static constexpr bool inside(std::uint64_t word) { return (word & 1) != 0; }
 };
 
@@ -184,17 +184,17 @@ class operation_word_thread : public Base {
         fences_(d.fence_policy()),
         // relaxed: the slot is ours now; continuing its count keeps a reader from taking a new
         // owner's first operation for the old owner's.
-        word_(this->slot().operations.load(mo_relaxed)) {}
+        word_(this->slot().operations.load(core::mo_relaxed)) {}
 
   // The light side of the pair: the odd value is published before any read of the operation.
   // relaxed: nothing before it is published by it; the fence orders it against the reads.
   void publish_enter() {
-    this->slot().operations.store(++word_, mo_relaxed);
+    this->slot().operations.store(++word_, core::mo_relaxed);
     fences_.light();
   }
   // release: the operation's accesses happen before any reader that reads this value or a
   // later one (acquire).
-  void publish_leave() { this->slot().operations.store(++word_, mo_release); }
+  void publish_leave() { this->slot().operations.store(++word_, core::mo_release); }
 
   const fence_pair_of<typename Base::domain_type>& fences() const { return fences_; }
 
