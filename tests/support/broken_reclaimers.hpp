@@ -22,6 +22,9 @@
 //                           may miss a reader that already reads.
 //   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
 //                           they have made it: the region is left while the operation runs.
+//   claims_unlinked_traversal<R>
+//                           the real reclaimer R declaring that it protects searches through
+//                           unlinked nodes, so that a structure which needs that accepts it.
 //
 // Each is a rule on the same skeleton as the real reclaimers (core/domain.hpp), or a rule
 // derived from a real one that overrides one hook; they build under every back end of
@@ -241,6 +244,23 @@ struct unvalidated_rule<he_rule> : he_rule {
 
 template <class R>
 using unvalidated_protect = basic_domain<unvalidated_rule<typename R::rule>, typename R::free_policy>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: a real reclaimer whose traits claim protects_unlinked_traversal. For ibr_2ge on
+// the lazy list this is the pairing the IBR paper's well-behavedness proviso rules out
+// (reclaimers/ibr_2ge.hpp, "When not to use it"), although the list's links are frozen.
+template <class Rule>
+struct claims_unlinked_traversal_rule : Rule {
+  static constexpr reclaimer_traits traits = [] {
+    reclaimer_traits t = Rule::traits;
+    t.protects_unlinked_traversal = true;  // the bug
+    return t;
+  }();
+};
+
+template <class R>
+using claims_unlinked_traversal =
+    basic_domain<claims_unlinked_traversal_rule<typename R::rule>, typename R::free_policy>;
 
 // ---------------------------------------------------------------------------------------------
 // PLANTED BUG: NBR that frees without waiting for acknowledgements (unsafe).

@@ -46,6 +46,14 @@ static_assert(smr::compatible_v<smr::ms_queue<key, hp_like>, hp_like>);
 static_assert(smr::compatible_v<smr::ms_queue<key, nbr_like>, nbr_like>);
 static_assert(smr::compatible_v<smr::lazy_list<key, smr::ebr>, smr::ebr>);
 static_assert(smr::compatible_v<smr::hm_list<key, smr::none>, smr::none>);
+static_assert(!smr::compatible_v<smr::nm_tree<key, hp_like>, hp_like>,
+              "the NM tree walks through unlinked nodes: hp-like reclaimers must be refused");
+static_assert(smr::compatible_v<smr::nm_tree<key, nbr_like>, nbr_like>,
+              "the NM tree restarts from the root after every write: nbr applies");
+static_assert(!smr::compatible_v<smr::nm_tree<key, smr::he>, smr::he> &&
+                  !smr::compatible_v<smr::nm_tree<key, smr::ibr_2ge>, smr::ibr_2ge> &&
+                  smr::compatible_v<smr::nm_tree<key, smr::ibr_epoch>, smr::ibr_epoch>,
+              "interval and era schemes cannot protect the tree's walks; IBR's epoch scheme can");
 
 TEST(DsCompatibility, ReasonsNameTheRule) {
   const auto lazy = smr::incompatibility(hp_like::traits, smr::lazy_list<key, hp_like>::requirements);
@@ -120,6 +128,31 @@ TYPED_TEST(DsSequential, LazyListMatchesModel) {
   check_set_against_model<smr::lazy_list<key, TypeParam>, TypeParam>(1024, 4000, 5);
 }
 
+TYPED_TEST(DsSequential, NmTreeMatchesModel) {
+  check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(64, 6000, 9);
+  check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(1024, 4000, 10);
+}
+
+// Keys 0 and the largest key sit next to the inf0 sentinel: the tree's edges of the key space.
+TYPED_TEST(DsSequential, NmTreeKeyBounds) {
+  using R = TypeParam;
+  R domain;
+  smr::nm_tree<key, R> tree(domain);
+  auto h = domain.attach();
+  const key top = ~key{0};
+  EXPECT_FALSE(tree.contains(h, 0));
+  EXPECT_TRUE(tree.insert(h, top));
+  EXPECT_TRUE(tree.insert(h, 0));
+  EXPECT_FALSE(tree.insert(h, top));
+  EXPECT_TRUE(tree.contains(h, top));
+  EXPECT_EQ(tree.check_invariants_unsafe(), "");
+  EXPECT_TRUE(tree.remove(h, top));
+  EXPECT_FALSE(tree.remove(h, top));
+  EXPECT_TRUE(tree.remove(h, 0));
+  EXPECT_EQ(tree.size_unsafe(), 0u);
+  EXPECT_EQ(tree.check_invariants_unsafe(), "");
+}
+
 TYPED_TEST(DsSequential, HashMapMatchesModel) {
   // 7 buckets: chains of several nodes, so the list code inside each bucket is exercised.
   check_set_against_model<smr::hash_map<key, TypeParam>, TypeParam>(256, 8000, 6, std::size_t{7});
@@ -134,6 +167,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
   smr::hash_map<std::string, R> map(domain, 5);
   smr::lazy_list<std::string, R> lazy(domain);
   smr::hm_list<std::string, R> hm(domain);
+  smr::nm_tree<std::string, R> tree(domain);
   auto h = domain.attach();
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 50; ++i) {
@@ -141,6 +175,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(map.insert(h, k));
       EXPECT_TRUE(lazy.insert(h, k));
       EXPECT_TRUE(hm.insert(h, k));
+      EXPECT_TRUE(tree.insert(h, k));
       EXPECT_FALSE(map.insert(h, k));
     }
     for (int i = 0; i < 50; i += 2) {
@@ -148,18 +183,22 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(map.remove(h, k));
       EXPECT_TRUE(lazy.remove(h, k));
       EXPECT_TRUE(hm.remove(h, k));
+      EXPECT_TRUE(tree.remove(h, k));
       EXPECT_FALSE(lazy.contains(h, k));
     }
     EXPECT_EQ(map.size_unsafe(), 25u);
     EXPECT_EQ(lazy.size_unsafe(), 25u);
     EXPECT_EQ(hm.size_unsafe(), 25u);
+    EXPECT_EQ(tree.size_unsafe(), 25u);
     for (int i = 1; i < 50; i += 2) {
       const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
       EXPECT_TRUE(map.contains(h, k));
       EXPECT_TRUE(map.remove(h, k));
       EXPECT_TRUE(lazy.remove(h, k));
       EXPECT_TRUE(hm.remove(h, k));
+      EXPECT_TRUE(tree.remove(h, k));
     }
+    EXPECT_EQ(tree.check_invariants_unsafe(), "");
     EXPECT_EQ(map.check_invariants_unsafe(), "");
     EXPECT_EQ(lazy.check_invariants_unsafe(), "");
     EXPECT_EQ(hm.check_invariants_unsafe(), "");

@@ -14,8 +14,9 @@
 // validation starts a new read phase from the head.
 //
 // Requirements: keys copyable and ordered by operator<; traverses_unlinked_nodes (contains and
-// the searches walk through nodes that may be unlinked), so hp and ibr_2ge are refused (NBR
-// paper, Table 1); nothing else.
+// the searches walk through nodes that may be unlinked), so hp, he and ibr_2ge are refused
+// (NBR paper, Table 1; that its links are frozen once marked does not save ibr_2ge: see
+// "When not to use it" in ibr_2ge.hpp); nothing else.
 #pragma once
 
 #include <array>

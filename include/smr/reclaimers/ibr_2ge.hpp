@@ -38,7 +38,14 @@
 // A thread that runs one operation forever (starved, not stalled) pins more and more (§4.3.1).
 //
 // When not to use it: searches that pass through unlinked nodes (NBR Table 1: protect() must
-// read each node from a link while the node is reachable); nodes not allocated through
+// read each node from a link while the node is reachable). Frozen links (a node's links never
+// change once it is marked, as in the lazy list and the Natarajan-Mittal tree) are not enough:
+// a reader standing on unlinked B with interval [lower, upper] may find in B.next a node C born
+// after `upper` and already unlinked and retired; a scan that ran before the reader raised
+// `upper` saw [lower, upper] miss C's lifetime and freed it, and protect()'s re-read of B.next
+// cannot notice, because the frozen link still holds C. (The IBR paper's well-behavedness
+// proviso, §4.1, excludes this; the expected-failure test interval_through_unlinked catches
+// it in every run.) Nodes not allocated through
 // create() get birth era 0 and are pinned by every overlapping reservation (safe, less precise).
 //
 // Usage contract: retire only nodes already unlinked.
