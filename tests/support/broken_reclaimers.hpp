@@ -22,6 +22,8 @@
 //                           may miss a reader that already reads.
 //   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
 //                           they have made it: the region is left while the operation runs.
+//   interval_off_by_one<R>  the real interval scheme R (ibr_2ge, tag_ibr) whose scan reads each
+//                           reservation [lower, upper] as [lower + 1, upper].
 //   claims_unlinked_traversal<R>
 //                           the real reclaimer R declaring that it protects searches through
 //                           unlinked nodes, so that a structure which needs that accepts it.
@@ -244,6 +246,22 @@ struct unvalidated_rule<he_rule> : he_rule {
 
 template <class R>
 using unvalidated_protect = basic_domain<unvalidated_rule<typename R::rule>, typename R::free_policy>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: an interval check off by one. The scan reads each reservation as
+// [lower + 1, upper], so a node retired in the era a reader's operation began looks unreserved.
+template <class Rule>
+struct interval_off_by_one_rule : Rule {
+  template <class Domain, class Slot>
+  static void collect_reservations(Domain&, Slot& s, detail::reserved_eras& out) {
+    const std::uint64_t lo = s.lower.load(core::mo_acquire);
+    if (lo == Rule::none) return;
+    out.add(lo + 1, s.upper.load(core::mo_acquire));  // the bug: lo + 1
+  }
+};
+
+template <class R>
+using interval_off_by_one = basic_domain<interval_off_by_one_rule<typename R::rule>, typename R::free_policy>;
 
 // ---------------------------------------------------------------------------------------------
 // PLANTED BUG: a real reclaimer whose traits claim protects_unlinked_traversal. For ibr_2ge on

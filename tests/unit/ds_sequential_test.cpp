@@ -54,6 +54,16 @@ static_assert(!smr::compatible_v<smr::nm_tree<key, smr::he>, smr::he> &&
                   !smr::compatible_v<smr::nm_tree<key, smr::ibr_2ge>, smr::ibr_2ge> &&
                   smr::compatible_v<smr::nm_tree<key, smr::ibr_epoch>, smr::ibr_epoch>,
               "interval and era schemes cannot protect the tree's walks; IBR's epoch scheme can");
+static_assert(!smr::compatible_v<smr::treiber_stack<key, smr::tag_ibr>, smr::tag_ibr> &&
+                  !smr::compatible_v<smr::ms_queue<key, smr::tag_ibr>, smr::tag_ibr> &&
+                  smr::compatible_v<smr::hm_list<key, smr::tag_ibr_faa>, smr::tag_ibr_faa> &&
+                  smr::compatible_v<smr::hash_map<key, smr::tag_ibr>, smr::tag_ibr>,
+              "TagIBR reads the birth era of every written target: only structures that write "
+              "pointers to protected or fresh nodes admit it");
+static_assert(!smr::compatible_v<smr::harris_list<key, hp_like>, hp_like> &&
+                  !smr::compatible_v<smr::harris_list<key, smr::ibr_2ge>, smr::ibr_2ge> &&
+                  smr::compatible_v<smr::harris_list<key, nbr_like>, nbr_like>,
+              "Harris's list walks through marked, possibly unlinked nodes and restarts after writes");
 
 TEST(DsCompatibility, ReasonsNameTheRule) {
   const auto lazy = smr::incompatibility(hp_like::traits, smr::lazy_list<key, hp_like>::requirements);
@@ -128,6 +138,11 @@ TYPED_TEST(DsSequential, LazyListMatchesModel) {
   check_set_against_model<smr::lazy_list<key, TypeParam>, TypeParam>(1024, 4000, 5);
 }
 
+TYPED_TEST(DsSequential, HarrisListMatchesModel) {
+  check_set_against_model<smr::harris_list<key, TypeParam>, TypeParam>(64, 6000, 11);
+  check_set_against_model<smr::harris_list<key, TypeParam>, TypeParam>(1024, 4000, 12);
+}
+
 TYPED_TEST(DsSequential, NmTreeMatchesModel) {
   check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(64, 6000, 9);
   check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(1024, 4000, 10);
@@ -168,6 +183,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
   smr::lazy_list<std::string, R> lazy(domain);
   smr::hm_list<std::string, R> hm(domain);
   smr::nm_tree<std::string, R> tree(domain);
+  smr::harris_list<std::string, R> harris(domain);
   auto h = domain.attach();
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 50; ++i) {
@@ -176,6 +192,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(lazy.insert(h, k));
       EXPECT_TRUE(hm.insert(h, k));
       EXPECT_TRUE(tree.insert(h, k));
+      EXPECT_TRUE(harris.insert(h, k));
       EXPECT_FALSE(map.insert(h, k));
     }
     for (int i = 0; i < 50; i += 2) {
@@ -184,12 +201,14 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(lazy.remove(h, k));
       EXPECT_TRUE(hm.remove(h, k));
       EXPECT_TRUE(tree.remove(h, k));
+      EXPECT_TRUE(harris.remove(h, k));
       EXPECT_FALSE(lazy.contains(h, k));
     }
     EXPECT_EQ(map.size_unsafe(), 25u);
     EXPECT_EQ(lazy.size_unsafe(), 25u);
     EXPECT_EQ(hm.size_unsafe(), 25u);
     EXPECT_EQ(tree.size_unsafe(), 25u);
+    EXPECT_EQ(harris.size_unsafe(), 25u);
     for (int i = 1; i < 50; i += 2) {
       const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
       EXPECT_TRUE(map.contains(h, k));
@@ -197,8 +216,10 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(lazy.remove(h, k));
       EXPECT_TRUE(hm.remove(h, k));
       EXPECT_TRUE(tree.remove(h, k));
+      EXPECT_TRUE(harris.remove(h, k));
     }
     EXPECT_EQ(tree.check_invariants_unsafe(), "");
+    EXPECT_EQ(harris.check_invariants_unsafe(), "");
     EXPECT_EQ(map.check_invariants_unsafe(), "");
     EXPECT_EQ(lazy.check_invariants_unsafe(), "");
     EXPECT_EQ(hm.check_invariants_unsafe(), "");

@@ -120,12 +120,18 @@ struct cfg<smr::he> {
   static std::size_t per_thread_bound(unsigned workers) { return cfg<smr::ibr_2ge>::per_thread_bound(workers); }
 };
 
+// TagIBR runs on ibr_2ge's era clock and configuration.
+template <>
+struct cfg<smr::tag_ibr> : cfg<smr::ibr_2ge> {};
+template <>
+struct cfg<smr::tag_ibr_faa> : cfg<smr::ibr_2ge> {};
+
 template <class R>
 class HpIbr : public ::testing::Test {
  protected:
   void SetUp() override { freed_log::clear(); }
 };
-using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::ibr_2ge>;
+using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa>;
 TYPED_TEST_SUITE(HpIbr, robust_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(HpIbr, ProtectedNodeSurvivesOtherThreadsScans) {
@@ -209,17 +215,22 @@ TYPED_TEST(HpIbr, EverythingFreedAfterThreadsExit) {
   using R = TypeParam;
   R domain(smr::test::stress_config<R>::make());
   {
-    smr::treiber_stack<int, R> stack(domain);
+    // A list, which every robust reclaimer admits (tag_ibr refuses the Treiber stack).
+    smr::hm_list<int, R> set(domain);
     smr::test::run_threads(4, [&](unsigned t) {
       auto h = domain.attach();
       for (int i = 0; i < 2000; ++i) {
-        stack.push(h, static_cast<int>(t * 10000 + i));
-        if (i % 3 != 0) (void)stack.pop(h);
+        const int k = static_cast<int>(t * 10000 + i);
+        EXPECT_TRUE(set.insert(h, k));
+        if (i % 3 != 0) {
+          EXPECT_TRUE(set.remove(h, k));
+        }
       }
     });
     auto h = domain.attach();
-    while (stack.pop(h)) {
-    }
+    std::vector<int> left;
+    set.for_each_unsafe([&](int k) { left.push_back(k); });
+    for (int k : left) EXPECT_TRUE(set.remove(h, k));
   }  // the last handle's destructor adopts every orphan and scans with no reservation left
   const auto s = domain.stats();
   EXPECT_GT(s.retired, 0u);
@@ -473,6 +484,99 @@ TEST(Ibr2ge, ReservationPinsOnlyOverlappingLifetimes) {
   EXPECT_TRUE(freed_log::contains(4));
   const auto s = domain.stats();
   EXPECT_EQ(s.retired - s.freed, 1u);
+}
+
+// ---- tag_ibr ----
+
+// Every write raises the link's born_before tag to the new target's birth era; the tag never
+// goes down (the two fields are written one after the other), for both ways of raising it.
+template <class R>
+void tag_covers_every_written_target() {
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1});
+  auto h = domain.attach();
+  link_t<R> link;
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), 0u);
+  tnode<R>* old_node = make_node<R>(h, 1);
+  tnode<R>* young = make_node<R>(h, 2);
+  ASSERT_LT(old_node->birth_era, young->birth_era);
+  link.store(old_node, smr::core::mo_release);
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), old_node->birth_era);
+  smr::core::marked_ptr<tnode<R>> expected(old_node);
+  ASSERT_TRUE(link.compare_exchange_strong(expected, young, smr::core::mo_release));
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), young->birth_era);
+  link.exchange(old_node, smr::core::mo_acq_rel);  // an older target: the tag stays
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), young->birth_era);
+  (void)link.fetch_tag(smr::core::mo_acq_rel);  // bit operations keep the target and the tag
+  EXPECT_EQ(link.load(smr::core::mo_relaxed).get(), old_node);
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), young->birth_era);
+  retire_node<R>(h, old_node);
+  retire_node<R>(h, young);
+}
+
+TEST(TagIbr, TagCoversEveryWrittenTarget) {
+  tag_covers_every_written_target<smr::tag_ibr>();
+  tag_covers_every_written_target<smr::tag_ibr_faa>();
+}
+
+// Concurrent raisers: the tag ends at least at the largest birth written, for both policies
+// (the FAA one may overshoot: the paper's slack).
+template <class R>
+void concurrent_raises_cover_the_largest_birth() {
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1000});
+  link_t<R> link;
+  std::atomic<std::uint64_t> largest{0};
+  smr::test::run_threads(4, [&](unsigned) {
+    auto h = domain.attach();
+    for (int i = 0; i < 500; ++i) {
+      auto g = h.begin_op();
+      tnode<R>* n = g.template create<tnode<R>>(i);
+      std::uint64_t seen = largest.load();
+      while (seen < n->birth_era && !largest.compare_exchange_weak(seen, n->birth_era)) {
+      }
+      link.store(n, smr::core::mo_release);
+      g.retire(n);  // never read through the link: only the tag is checked
+    }
+  });
+  EXPECT_GE(link.born_before(smr::core::mo_relaxed), largest.load());
+}
+
+TEST(TagIbr, ConcurrentRaisesCoverTheLargestBirth) {
+  concurrent_raises_cover_the_largest_birth<smr::tag_ibr>();
+  concurrent_raises_cover_the_largest_birth<smr::tag_ibr_faa>();
+}
+
+// What the tag buys: reading a link written long ago leaves the reservation where it was even
+// though the era has moved, so a node born later is not pinned; ibr_2ge raises its upper end
+// to the current era on the same read and pins it.
+template <class R>
+bool old_link_read_pins_a_younger_node() {
+  freed_log::clear();
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1});
+  auto reader = domain.attach();
+  auto writer = domain.attach();
+  tnode<R>* old_node = make_node<R>(writer, 1);
+  link_t<R> old_link;
+  old_link.store(old_node, smr::core::mo_release);
+  bool pinned = false;
+  {
+    auto read = reader.begin_op();                 // reserves [e, e]
+    tnode<R>* young = make_node<R>(writer, 2);     // born after e
+    tnode<R>* bystander = make_node<R>(writer, 3);  // the era moves on
+    EXPECT_EQ(read.slot().protect(old_link).get(), old_node);
+    retire_node<R>(writer, young);                 // lifetime after e: pinned only if upper moved
+    retire_node<R>(writer, bystander);
+    retire_node<R>(writer, make_node<R>(writer, 4));  // a later operation's scan
+    pinned = !freed_log::contains(2);
+  }
+  old_link.store(nullptr, smr::core::mo_release);
+  retire_node<R>(writer, old_node);
+  return pinned;
+}
+
+TEST(TagIbr, ReadingAnOldLinkDoesNotRaiseTheReservation) {
+  EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr>());
+  EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr_faa>());
+  EXPECT_TRUE(old_link_read_pins_a_younger_node<smr::ibr_2ge>()) << "ibr_2ge raises upper to the era";
 }
 
 // Readers protect and read nodes that writers keep replacing and retiring with a scan at every

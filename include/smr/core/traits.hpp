@@ -42,6 +42,10 @@ struct reclaimer_traits {
   bool continues_after_write = true;
   // A stalled thread cannot hold back an unbounded number of retired nodes.
   bool bounded_garbage = false;
+  // Writing a pointer into a link reads the target node's header (TagIBR raises the link's
+  // born_before tag to the target's birth era), so only pointers to nodes the writer protects
+  // or allocated may be written.
+  bool reads_written_nodes = false;
   // protect() uses numbered slots that the domain's configuration sizes (hazard pointers,
   // hazard eras): a data structure checks its need against domain.protect_slots() at
   // construction.
@@ -57,6 +61,9 @@ struct ds_requirements {
   bool traverses_unlinked_nodes = false;
   // Traversals continue after an auxiliary write instead of restarting from the root.
   bool continues_after_write = false;
+  // Some write installs a pointer to a node the writer has not protected (read with a plain
+  // load, or from a frozen link), e.g. the Treiber stack's pop installing top->next.
+  bool writes_unprotected_pointers = false;
   // Most protect() slots in use at once (checked at construction against the domain).
   unsigned protect_slots = 0;
 };
@@ -69,6 +76,9 @@ constexpr std::string_view incompatibility(const reclaimer_traits& r, const ds_r
   if (d.continues_after_write && !r.continues_after_write)
     return "the data structure continues a traversal after an auxiliary write, but this "
            "reclaimer requires every read phase to restart from the root (use the _rr variant)";
+  if (d.writes_unprotected_pointers && r.reads_written_nodes)
+    return "the data structure writes pointers to nodes it has not protected, but this reclaimer "
+           "reads the birth era of every node whose pointer is written (TagIBR's born_before tag)";
   return {};
 }
 

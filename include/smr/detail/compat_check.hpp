@@ -20,6 +20,10 @@ struct check_compatible {
                 "incompatible pair: this data structure continues a traversal after an "
                 "auxiliary write, but this reclaimer needs every read phase to restart from the "
                 "root (NBR paper, Section 6); use the restart-from-root (_rr) variant");
+  static_assert(!Req.writes_unprotected_pointers || !R::traits.reads_written_nodes,
+                "incompatible pair: this data structure writes pointers to nodes it has not "
+                "protected, but this reclaimer reads the birth era of every node whose pointer "
+                "is written (TagIBR's born_before tag)");
   static constexpr bool value = true;
 };
 

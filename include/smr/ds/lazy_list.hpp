@@ -42,6 +42,7 @@ class lazy_list {
   static constexpr ds_requirements requirements{
       .traverses_unlinked_nodes = true,
       .continues_after_write = false,
+      .writes_unprotected_pointers = true,  // remove links pred to cur's successor
       .protect_slots = 2,
   };
   using handle = typename R::handle;

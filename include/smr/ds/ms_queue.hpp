@@ -39,7 +39,8 @@ template <class T, reclaimer R>
 class ms_queue {
  public:
   static constexpr std::string_view name = "ms_queue";
-  static constexpr ds_requirements requirements{.protect_slots = 2};
+  // enqueue swings tail_ to a successor it read without protection.
+  static constexpr ds_requirements requirements{.writes_unprotected_pointers = true, .protect_slots = 2};
   using handle = typename R::handle;
   using value_type = T;
 

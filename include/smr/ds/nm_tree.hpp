@@ -54,6 +54,7 @@ class nm_tree {
   static constexpr ds_requirements requirements{
       .traverses_unlinked_nodes = true,
       .continues_after_write = false,
+      .writes_unprotected_pointers = true,  // cleanup moves the sibling up
       .protect_slots = 1,
   };
   using handle = typename R::handle;

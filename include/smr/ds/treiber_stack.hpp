@@ -22,12 +22,17 @@ template <class T, reclaimer R>
 class treiber_stack {
  public:
   static constexpr std::string_view name = "treiber_stack";
-  static constexpr ds_requirements requirements{.protect_slots = 1};
-  static_assert(detail::check_compatible<R, requirements>::value);
+  // push links the new node to a top read without protection, pop installs top->next.
+  static constexpr ds_requirements requirements{.writes_unprotected_pointers = true, .protect_slots = 1};
 
   using handle = typename R::handle;
 
-  explicit treiber_stack(R& domain) { detail::require_protect_slots(domain, 1, "treiber_stack"); }
+  explicit treiber_stack(R& domain) {
+    // In the constructor, not the class body, so compatible_v can query `requirements` of an
+    // incompatible pair without tripping the refusal.
+    static_assert(detail::check_compatible<R, requirements>::value);
+    detail::require_protect_slots(domain, requirements.protect_slots, "treiber_stack");
+  }
   treiber_stack(const treiber_stack&) = delete;
   treiber_stack& operator=(const treiber_stack&) = delete;
   ~treiber_stack() {

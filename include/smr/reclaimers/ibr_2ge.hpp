@@ -56,104 +56,17 @@
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/era_family.hpp"
+#include "smr/detail/interval_reservation.hpp"
 
 namespace smr {
 
 // The node header with the node's lifetime in eras (detail/era_family.hpp).
 using ibr_2ge_node = era_node;
 
-struct ibr_2ge_rule : detail::era_rule_base {
+// The interval reservation with the global era as the bound (detail/interval_reservation.hpp).
+struct ibr_2ge_rule : detail::interval_rule<detail::global_era_bound> {
   static constexpr std::string_view name = "ibr_2ge", summary = "two-global-epochs interval-based reclamation (Wen et al. 2018, §3.3)";
   static constexpr reclaimer_traits traits{.bounded_garbage = true, .metrics = {.epochs = true}};
-
-  // A handle's "upper published and fenced" value before its first protect(): no era equals it.
-  static constexpr std::uint64_t unfenced = 0;
-
-  struct slot {
-    // The reserved interval; [none, none] outside operations (conflicts with no node).
-    core::atomic<std::uint64_t> lower{none};
-    core::atomic<std::uint64_t> upper{none};
-  };
-
-  // A slot's interval, for the scan. Same lower before and after the upper load: the upper
-  // belongs to the operation that set that lower, or to one that began in the same era (the
-  // acquire keeps the re-read after it). A mixed pair would be safe but could pin every node
-  // retired while the scanner was preempted between the two loads.
-  template <class Domain, class Slot>
-  static void collect_reservations(Domain&, Slot& s, detail::reserved_eras& out) {
-    for (;;) {
-      // acquire (both): pairs with the release reservation stores, (c) above.
-      const std::uint64_t lo = s.lower.load(core::mo_acquire);
-      if (lo == none) return;  // outside an operation, or entering one: nothing read yet
-      const std::uint64_t hi = s.upper.load(core::mo_acquire);
-      if (s.lower.load(core::mo_relaxed) == lo) {
-        out.add(lo, hi);
-        return;
-      }
-    }
-  }
-
-  template <class Base>
-  class thread_state : public detail::era_thread<Base, typename Base::rule_type> {
-    using era_base = detail::era_thread<Base, typename Base::rule_type>;
-
-   protected:
-    using era_base::era_base;
-
-    void enter() {
-      const std::uint64_t e = this->current_era();
-      if (e != seen_era_) {
-        seen_era_ = e;
-        this->tc().record_instant(core::event_kind::garbage, this->unreclaimed());
-      }
-      auto& s = this->slot();
-      // upper first: while lower is still `none` the slot reserves nothing, which is right
-      // because we have read nothing yet. The other order would publish [e, none] for as long
-      // as we were preempted in between: every node retired since e pinned, as in EBR.
-      // release (both): a scanner that reads these (acquire) sees our previous operation's
-      // end, so that operation's accesses happen before its frees; (c) in the header.
-      s.upper.store(e, core::mo_release);
-      s.lower.store(e, core::mo_release);
-      // No fence yet: the first protect() publishes and fences (X) before returning a node.
-      upper_ = unfenced;
-    }
-
-    void leave() {
-      auto& s = this->slot();
-      // lower first, for the same reason as in enter(): [none, x] reserves nothing.
-      // release: our accesses to reserved nodes happen before a scanner that reads `none`.
-      s.lower.store(none, core::mo_release);
-      s.upper.store(none, core::mo_release);
-    }
-
-    // Fig. 6: the pointer is returned only if it was read after an upper bound equal to the
-    // current era was published and fenced.
-    template <class T>
-    core::marked_ptr<T> protect(const core::atomic_marked_ptr<T>& src) {
-      for (;;) {
-        // acquire: pairs with the release that published the node (and its birth era), (a).
-        const core::marked_ptr<T> p = src.load(core::mo_acquire);
-        // The acquire above keeps this (relaxed) load after it, which is all (a) needs.
-        const std::uint64_t e = this->current_era();
-        if (e == upper_) return p;
-        reserve_upper(e);
-      }
-    }
-
-   private:
-    // Raises the published upper bound to e, then fence X; protect() then re-reads its link.
-    void reserve_upper(std::uint64_t e) {
-      // release: see enter(); (c) in the header.
-      this->slot().upper.store(e, core::mo_release);
-      // seq_cst fence (X): the reservation is visible before the link is read again; pairs
-      // with fence Y in the scan (c) and fence Z in retire (b).
-      core::fence(core::mo_seq_cst);
-      upper_ = e;
-    }
-
-    std::uint64_t upper_ = unfenced;  // our published upper bound, once fenced
-    std::uint64_t seen_era_ = 0;
-  };
 };
 
 template <class FreePolicy = core::batch_free> using basic_ibr_2ge = basic_domain<ibr_2ge_rule, FreePolicy>;

@@ -71,7 +71,7 @@ def test_the_table_gives_every_reclaimer_its_own_look_and_families_related_hues(
         assert style.RECLAIMERS[name][0] == "epoch"
     for name in ("hp", "hp_asym", "he", "lfrc"):
         assert style.RECLAIMERS[name][0] == "pointer"
-    for name in ("ibr_2ge", "poibr", "tagibr", "wfe"):
+    for name in ("ibr_2ge", "poibr", "tag_ibr", "tag_ibr_faa", "wfe"):
         assert style.RECLAIMERS[name][0] == "interval"
     for name in ("nbr", "nbr_plus"):
         assert style.RECLAIMERS[name][0] == "neutralization"

@@ -1,0 +1,153 @@
+// The interval reservation of IBR's robust schemes (Wen et al. 2018, Figs. 5 and 6), written
+// once for ibr_2ge and tag_ibr: each thread reserves [lower, upper] for the duration of an
+// operation, begin_op sets both to the current era, and protect() raises `upper` until it covers
+// the era bound of what it read, publishing and fencing each raise before it re-reads the link.
+// The schemes differ only in that bound (the `Bound` policy):
+//   - ibr_2ge: the global era, read after the link (every node reachable now was born by then);
+//   - tag_ibr: the link's born_before tag, which every write to the link keeps at or above the
+//     birth era of the node it points to.
+// The orders that make this safe are argued once, in reclaimers/ibr_2ge.hpp ((a)-(c)), with
+// "the era read after L" standing for the bound; tag_ibr.hpp says what changes for the tag.
+//
+// A Bound supplies:
+//   template <class T> using link;                   the link type (the rule's atomic_ptr<T>)
+//   static std::uint64_t read(const link<T>&, era);  the bound, read after the link's acquire
+//                                                     load (relaxed: (a) needs only that order);
+//                                                     era() reads the global era
+//   static void returned(const void* p, bound);      protect() returns p, covered by `bound`
+//   static void entered(), created(const void* p);   an operation begins; this thread made p
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "smr/core/atomic.hpp"
+#include "smr/core/marked_ptr.hpp"
+#include "smr/detail/era_family.hpp"
+
+namespace smr::detail {
+
+template <class Bound>
+struct interval_rule : era_rule_base {
+  template <class T>
+  using atomic_ptr = typename Bound::template link<T>;
+
+  struct slot {
+    // The reserved interval; [none, none] outside operations (conflicts with no node).
+    core::atomic<std::uint64_t> lower{none};
+    core::atomic<std::uint64_t> upper{none};
+  };
+
+  // A slot's interval, for the scan. Same lower before and after the upper load: the upper
+  // belongs to the operation that set that lower, or to one that began in the same era (the
+  // acquire keeps the re-read after it). A mixed pair would be safe but could pin every node
+  // retired while the scanner was preempted between the two loads.
+  template <class Domain, class Slot>
+  static void collect_reservations(Domain&, Slot& s, reserved_eras& out) {
+    for (;;) {
+      // acquire (both): pairs with the release reservation stores, (c) in ibr_2ge.hpp.
+      const std::uint64_t lo = s.lower.load(core::mo_acquire);
+      if (lo == none) return;  // outside an operation, or entering one: nothing read yet
+      const std::uint64_t hi = s.upper.load(core::mo_acquire);
+      if (s.lower.load(core::mo_relaxed) == lo) {
+        out.add(lo, hi);
+        return;
+      }
+    }
+  }
+
+  template <class Base>
+  class thread_state : public era_thread<Base, typename Base::rule_type> {
+    using era_base = era_thread<Base, typename Base::rule_type>;
+
+   protected:
+    using era_base::era_base;
+
+    void enter() {
+      const std::uint64_t e = this->current_era();
+      if (e != seen_era_) {
+        seen_era_ = e;
+        this->tc().record_instant(core::event_kind::garbage, this->unreclaimed());
+      }
+      auto& s = this->slot();
+      // upper first: while lower is still `none` the slot reserves nothing, which is right
+      // because we have read nothing yet. The other order would publish [e, none] for as long
+      // as we were preempted in between: every node retired since e pinned, as in EBR.
+      // release (both): a scanner that reads these (acquire) sees our previous operation's
+      // end, so that operation's accesses happen before its frees; (c) in ibr_2ge.hpp.
+      s.upper.store(e, core::mo_release);
+      s.lower.store(e, core::mo_release);
+      published_ = e;
+      // No fence yet: the first protect() fences (X) before returning a node.
+      fenced_ = unfenced;
+      Bound::entered();
+    }
+
+    void on_create(era_node* n) {
+      era_base::on_create(n);
+      Bound::created(n);
+    }
+
+    void leave() {
+      auto& s = this->slot();
+      // lower first, for the same reason as in enter(): [none, x] reserves nothing.
+      // release: our accesses to reserved nodes happen before a scanner that reads `none`.
+      s.lower.store(none, core::mo_release);
+      s.upper.store(none, core::mo_release);
+    }
+
+    // Fig. 5 line 46 / Fig. 6: the pointer is returned only if it was read after an upper bound
+    // covering its bound was published and fenced.
+    template <class T>
+    core::marked_ptr<T> protect(const atomic_ptr<T>& src) {
+      for (;;) {
+        // acquire: pairs with the release that published the node (and its birth era), (a).
+        const core::marked_ptr<T> p = src.load(core::mo_acquire);
+        // The acquire above keeps this (relaxed) load after it, which is all (a) needs.
+        const std::uint64_t b = Bound::read(src, [this] { return this->current_era(); });
+        if (fenced_ != unfenced && b <= fenced_) {
+          Bound::returned(p.get(), b);
+          return p;
+        }
+        reserve_upper(b);
+      }
+    }
+
+   private:
+    // A fenced upper bound no era equals: nothing published has been fenced yet.
+    static constexpr std::uint64_t unfenced = 0;
+
+    // Raises the published upper bound to cover b (it never goes down), then fence X; protect()
+    // then re-reads its link.
+    void reserve_upper(std::uint64_t b) {
+      if (b > published_) {
+        // release: see enter(); (c) in ibr_2ge.hpp.
+        this->slot().upper.store(b, core::mo_release);
+        published_ = b;
+      }
+      // seq_cst fence (X): the reservation is visible before the link is read again; pairs
+      // with fence Y in the scan (c) and fence Z in retire (b).
+      core::fence(core::mo_seq_cst);
+      fenced_ = published_;
+    }
+
+    std::uint64_t published_ = 0;  // our slot's upper, as last stored by an operation
+    std::uint64_t fenced_ = unfenced;  // our published upper bound, once fenced
+    std::uint64_t seen_era_ = 0;
+  };
+};
+
+// ibr_2ge's bound: the global era, read after the link.
+struct global_era_bound {
+  template <class T>
+  using link = core::atomic_marked_ptr<T>;
+  template <class T, class Era>
+  static std::uint64_t read(const link<T>&, Era era) {
+    return era();
+  }
+  static void returned(const void*, std::uint64_t) {}
+  static void entered() {}
+  static void created(const void*) {}
+};
+
+}  // namespace smr::detail

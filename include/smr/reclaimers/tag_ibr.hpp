@@ -1,0 +1,221 @@
+// TagIBR: tagged-pointer interval-based reclamation, Wen et al. (2018) §3.2 (Fig. 5), and its
+// variant TagIBR-FAA (§3.2.1).
+//
+// What it is: ibr_2ge's interval reservation [lower, upper] (detail/interval_reservation.hpp)
+// with a different bound for a read: every link carries, beside the pointer, a `born_before`
+// tag that is never below the birth era of the node the link points to. protect() raises the
+// reservation's upper end to the tag of the link it read, not to the global era, so reading
+// links written long ago (most links of a list or a tree) needs no new reservation and no fence
+// even while the era moves; 2GEIBR raises whenever the era has moved. Every write of a pointer
+// (store, CAS, exchange) first raises the link's tag to the new target's birth era, then writes
+// the pointer; the tag only grows, since the two fields are updated one after the other, so a
+// tag may overstate (the paper's "slack"), never understate. The variants differ in how the tag
+// is raised:
+//   tag_ibr      a CAS loop that installs the birth era if it is larger (Fig. 5, lines 7-9);
+//   tag_ibr_faa  one fetch_add of the difference (§3.2.1): wait-free writes, more slack under
+//                contention, as concurrent raisers add their differences up.
+// (TagIBR-WCAS, one double-width CAS of pointer and exact tag, and TagIBR-TPA, the tag in the
+// node read through a type-preserving allocator, are not built.)
+//
+// Why it is safe: ibr_2ge.hpp's (a)-(c) with the tag as the bound read after the link load L.
+// (a) becomes: birth(B) <= tag. The writer raised the tag to birth(B) (or more) before the
+// release write of B's pointer that L acquires (or that heads the release sequence L reads
+// from), so the tag load after L reads that raise or a later one, and tags only grow. (b) and
+// (c) do not involve the bound: protect() returns only pointers read after an upper covering
+// the tag was published and fenced (X), exactly as ibr_2ge's.
+//
+// Bounds: as ibr_2ge (IBR Theorem 2): a stalled reservation pins only nodes born by its upper.
+//
+// Departure from Fig. 5: a write covers its target with the tag the pointer was read with in
+// this operation (detail::read_tags), and reads the birth era from the node only for a target
+// this thread allocated (or read earlier): the paper's read of the target's header is a
+// use-after-free when the target came from a frozen link of a marked node.
+//
+// When not to use it: as ibr_2ge (searches through unlinked nodes), and with structures that
+// write pointers they neither read through protect() in the same operation nor allocated (the
+// Treiber stack's push, the Michael-Scott queue's tail swing:
+// ds_requirements::writes_unprotected_pointers), whose targets may already be freed when their
+// header is read. Links are twice the size of a pointer. One TagIBR operation at a time per
+// thread (the cache of read tags is per thread; nested operations of another TagIBR domain
+// would clear it).
+//
+// Usage contract: retire only nodes already unlinked; write into links only pointers read
+// through protect() in the same operation, or to nodes this thread allocated (or null).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+#include "smr/core/atomic.hpp"
+#include "smr/core/domain.hpp"
+#include "smr/core/marked_ptr.hpp"
+#include "smr/detail/era_family.hpp"
+#include "smr/detail/interval_reservation.hpp"
+
+namespace smr {
+
+// How a link's tag is raised to cover a birth era. relaxed throughout: the raise is sequenced
+// before the pointer's write, and readers order their tag load after acquiring the pointer.
+struct raise_tag_by_cas {  // Fig. 5, lines 7-9
+  static void raise(core::atomic<std::uint64_t>& tag, std::uint64_t birth) {
+    std::uint64_t seen = tag.load(core::mo_relaxed);
+    while (seen < birth && !tag.compare_exchange_weak(seen, birth, core::mo_relaxed)) {
+    }
+  }
+};
+struct raise_tag_by_faa {  // §3.2.1: add the difference; concurrent raises add up (slack)
+  static void raise(core::atomic<std::uint64_t>& tag, std::uint64_t birth) {
+    const std::uint64_t seen = tag.load(core::mo_relaxed);
+    if (seen < birth) tag.fetch_add(birth - seen, core::mo_relaxed);
+  }
+};
+
+namespace detail {
+
+// The tags that came with the pointers protect() returned in this thread's current operation
+// (a few, newest first). A write covers its target with the tag it was read with: Fig. 5 reads
+// the target's birth era from the node instead, which is a use-after-free when the target was
+// read from a frozen link of a marked node (Michael's list unlinks a marked node's successor,
+// which may already be unlinked and freed when the CAS that would fail is prepared; ASan
+// caught it). A tag read with the pointer covers its birth as well ((a) in the header). Only a
+// target not found here is read from the node: one this thread allocated, or an older protected
+// read. Cleared when an operation begins; an address this thread allocates is dropped, since
+// an entry for it would be the tag of the node that used the memory before.
+class read_tags {
+ public:
+  void clear() {
+    for (const void*& p : ptr_) p = nullptr;
+  }
+  void note(const void* p, std::uint64_t tag) {
+    next_ = (next_ + 1) % size;
+    ptr_[next_] = p;
+    tag_[next_] = tag;
+  }
+  bool find(const void* p, std::uint64_t& tag) const {
+    for (unsigned i = 0, at = next_; i < size; ++i, at = (at + size - 1) % size) {
+      if (ptr_[at] == p) {
+        tag = tag_[at];
+        return true;
+      }
+    }
+    return false;
+  }
+  void forget(const void* p) {
+    for (const void*& q : ptr_)
+      if (q == p) q = nullptr;
+  }
+
+ private:
+  static constexpr unsigned size = 8;
+  const void* ptr_[size] = {};
+  std::uint64_t tag_[size] = {};
+  unsigned next_ = 0;
+};
+
+inline read_tags& this_thread_read_tags() {
+#if defined(SMR_RELACY)
+  // Relacy's threads are fibers of one OS thread: one cache per simulated thread.
+  static read_tags tags[16];
+  return tags[rl::ctx().threadx_->index_];
+#else
+  static thread_local read_tags tags;
+  return tags;
+#endif
+}
+
+}  // namespace detail
+
+// TagIBR's link (Fig. 5's TPointer): a marked pointer and its born_before tag. The same
+// operations as core::atomic_marked_ptr, each write raising the tag first to cover the target:
+// with the tag the target was read with (detail::read_tags) or its birth era (T derives from
+// era_node, the rule's node_base).
+template <class T, class Raise>
+class born_before_ptr {
+ public:
+  born_before_ptr() = default;
+  explicit born_before_ptr(core::marked_ptr<T> p) { store(p, core::mo_relaxed); }
+
+  core::marked_ptr<T> load(core::memory_order mo) const {
+    return core::marked_ptr<T>::from_bits(bits_.load(mo));
+  }
+  std::uint64_t born_before(core::memory_order mo) const { return tag_.load(mo); }
+
+  void store(core::marked_ptr<T> p, core::memory_order mo) {
+    cover(p);
+    bits_.store(p.bits(), mo);
+  }
+  bool compare_exchange_strong(core::marked_ptr<T>& expected, core::marked_ptr<T> desired, core::memory_order mo) {
+    cover(desired);
+    std::uintptr_t e = expected.bits();
+    const bool ok = bits_.compare_exchange_strong(e, desired.bits(), mo);
+    if (!ok) expected = core::marked_ptr<T>::from_bits(e);
+    return ok;
+  }
+  core::marked_ptr<T> exchange(core::marked_ptr<T> p, core::memory_order mo) {
+    cover(p);
+    return core::marked_ptr<T>::from_bits(bits_.exchange(p.bits(), mo));
+  }
+  // Bit operations keep the target, so the tag already covers it.
+  core::marked_ptr<T> fetch_tag(core::memory_order mo) {
+    return core::marked_ptr<T>::from_bits(bits_.fetch_or(core::marked_ptr<T>::tag_bit, mo));
+  }
+  core::marked_ptr<T> load_latest(core::memory_order mo) {
+    return core::marked_ptr<T>::from_bits(bits_.fetch_or(0, mo));
+  }
+
+ private:
+  void cover(core::marked_ptr<T> p) {
+    const T* n = p.get();
+    if (n == nullptr) return;
+    std::uint64_t tag;
+    if (!detail::this_thread_read_tags().find(n, tag)) tag = static_cast<const era_node*>(n)->birth_era;
+    Raise::raise(tag_, tag);
+  }
+
+  core::atomic<std::uintptr_t> bits_{0};
+  core::atomic<std::uint64_t> tag_{0};
+};
+
+namespace detail {
+
+// TagIBR's bound: the tag of the link just read.
+template <class Raise>
+struct born_before_bound {
+  template <class T>
+  using link = born_before_ptr<T, Raise>;
+  template <class T, class Era>
+  static std::uint64_t read(const link<T>& src, Era) {
+    // relaxed: after the acquire load of the pointer, which is all (a) needs.
+    return src.born_before(core::mo_relaxed);
+  }
+  static void returned(const void* p, std::uint64_t tag) {
+    if (p != nullptr) this_thread_read_tags().note(p, tag);
+  }
+  static void entered() { this_thread_read_tags().clear(); }
+  static void created(const void* p) { this_thread_read_tags().forget(p); }
+};
+
+}  // namespace detail
+
+template <class Raise>
+struct tag_ibr_rule_with : detail::interval_rule<detail::born_before_bound<Raise>> {
+  static constexpr bool faa = std::is_same_v<Raise, raise_tag_by_faa>;
+  static constexpr std::string_view name = faa ? "tag_ibr_faa" : "tag_ibr";
+  static constexpr std::string_view summary =
+      faa ? "TagIBR-FAA: TagIBR whose tags are raised by fetch_add (Wen et al. 2018, §3.2.1)"
+          : "tagged-pointer interval-based reclamation: reservations raised to each link's born_before tag (Wen et al. 2018, §3.2, Fig. 5)";
+  static constexpr reclaimer_traits traits{.bounded_garbage = true, .reads_written_nodes = true, .metrics = {.epochs = true}};
+};
+
+using tag_ibr_rule = tag_ibr_rule_with<raise_tag_by_cas>;
+using tag_ibr_faa_rule = tag_ibr_rule_with<raise_tag_by_faa>;
+
+template <class FreePolicy = core::batch_free> using basic_tag_ibr = basic_domain<tag_ibr_rule, FreePolicy>;
+using tag_ibr = basic_tag_ibr<>;
+using tag_ibr_af = basic_tag_ibr<core::amortized_free<>>;
+template <class FreePolicy = core::batch_free> using basic_tag_ibr_faa = basic_domain<tag_ibr_faa_rule, FreePolicy>;
+using tag_ibr_faa = basic_tag_ibr_faa<>;
+using tag_ibr_faa_af = basic_tag_ibr_faa<core::amortized_free<>>;
+
+}  // namespace smr

@@ -1,0 +1,36 @@
+// Relacy model of TagIBR (include/smr/reclaimers/tag_ibr.hpp) running the list model of
+// list_model.hpp (TagIBR refuses the Treiber stack of the other models).
+//
+// Configuration: the era advances at every allocation (epoch_frequency = 1, not scaled) and
+// every retirement scans (empty_frequency = 1), so a removed node is freed as soon as it is
+// retired unless the reader's interval covers it; churn = 1.
+//
+// Planted bug.
+//  relacy_tag_ibr_planted (SMR_MODEL_PLANTED): the scan reads each reservation with its lower
+//    end one era too high (interval_off_by_one, tests/support/broken_reclaimers.hpp): a node
+//    retired in the era the reader's operation began is not seen as reserved and is freed
+//    under the reader.
+#include <type_traits>
+
+#include "list_model.hpp"
+#include "smr/reclaimers/tag_ibr.hpp"
+#include "support/broken_reclaimers.hpp"
+
+namespace {
+
+struct tag_ibr_setup {
+  using reclaimer =
+      std::conditional_t<smr::model::planted, smr::test::interval_off_by_one<smr::tag_ibr>, smr::tag_ibr>;
+  static smr::tag_ibr::config config() {
+    return {.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
+  }
+  static constexpr int churn = 1;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace smr::model;
+  return run<list_model<tag_ibr_setup>>("tag_ibr / hm_list, 2 threads",
+                                        {random_search(100000), bounded_search(1)}, argc, argv);
+}
