@@ -95,8 +95,9 @@ class harris_list {
     for (;;) {
       const window w = search(g, slot, key);
       if (w.right == nullptr || key < w.right->key) return false;
-      // relaxed: the link's target is only used as a CAS operand below.
-      const mptr right_next = w.right->next.load(core::mo_relaxed);
+      // acquire: our unlink CAS below publishes right_next to readers of left's link, so we
+      // must have acquired its construction (TSan caught the relaxed load).
+      const mptr right_next = w.right->next.load(core::mo_acquire);
       if (right_next.marked()) continue;  // someone else is removing it: search again
       detail::chaos_point();
       mptr expected = right_next;
@@ -106,8 +107,7 @@ class harris_list {
         continue;
       detail::chaos_point();
       expected = mptr(w.right);
-      // release: readers reaching right_next through left must see it built (the mark CAS
-      // read it from the release sequence that published it).
+      // release: readers reaching right_next through left must see it built (we acquired it).
       if (link_of(w.left).compare_exchange_strong(expected, right_next, core::mo_release)) {
         g.retire(w.right);
       } else {
