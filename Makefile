@@ -45,9 +45,9 @@ test-consumer: setup
 # run by each preset's ctest.
 test: test-asan test-tsan test-release test-python test-consumer
 
-# The long stress run, not part of `make test`: every stress suite (ctest label `stress`) with
-# TORTURE_SCALE times the operations of the test presets, release with poison mode and ASan.
-# About an hour at the default scale of 8 on two cores.
+# The long stress run, not part of `make test`: every stress suite (ctest label `stress`) at
+# SMR_STRESS_SCALE 10 x TORTURE_SCALE (the test presets run ASan at 8, release at 4, TSan at 2),
+# release with poison mode and ASan. About an hour at the default scale of 8 on two cores.
 TORTURE_SCALE ?= 8
 torture: build test-asan
 	SMR_POISON=1 SMR_STRESS_SCALE=$$((10 * $(TORTURE_SCALE))) ctest --test-dir build/release -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)

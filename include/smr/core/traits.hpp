@@ -42,9 +42,10 @@ struct reclaimer_traits {
   bool continues_after_write = true;
   // A stalled thread cannot hold back an unbounded number of retired nodes.
   bool bounded_garbage = false;
-  // Writing a pointer into a link reads the target node's header (TagIBR raises the link's
-  // born_before tag to the target's birth era), so only pointers to nodes the writer protects
-  // or allocated may be written.
+  // Writing a pointer into a link may read the target node's header (TagIBR raises the link's
+  // born_before tag to cover the target: with the tag the pointer was read with, else the
+  // target's birth era), so only pointers read through protect() or to nodes the writer
+  // allocated may be written.
   bool reads_written_nodes = false;
   // protect() uses numbered slots that the domain's configuration sizes (hazard pointers,
   // hazard eras): a data structure checks its need against domain.protect_slots() at

@@ -31,8 +31,8 @@ namespace smr {
 
 // The era node header: the limbo link plus the node's lifetime in eras. Written by the owning
 // thread before the node is published (birth) or after it is unlinked (retire) and read only by
-// whoever holds the node in limbo (or, for he's hold(), by a thread that protects it), so the
-// fields need no atomics.
+// whoever holds the node in limbo, or by a thread that protects it or made it (he's hold(),
+// tag_ibr's writes), after an acquire of its publication; so the fields need no atomics.
 struct era_node : core::retired_node {
   std::uint64_t birth_era = 0;  // 0 (not made by create) is conservative: born before all
   std::uint64_t retire_era = 0;

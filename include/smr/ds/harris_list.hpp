@@ -101,9 +101,11 @@ class harris_list {
       if (right_next.marked()) continue;  // someone else is removing it: search again
       detail::chaos_point();
       mptr expected = right_next;
-      // Logical deletion. relaxed: publishes nothing; as an RMW it extends the release
-      // sequence of the write that installed right_next.
-      if (!w.right->next.compare_exchange_strong(expected, right_next.with_mark(true), core::mo_relaxed))
+      // Logical deletion. acquire: right_next is not reserved, so under nbr it may be freed and
+      // its address reused by a new successor of right before this CAS; succeeding then means
+      // the CAS read that insert's release, and the unlink below publishes the new node, whose
+      // construction we must have acquired.
+      if (!w.right->next.compare_exchange_strong(expected, right_next.with_mark(true), core::mo_acquire))
         continue;
       detail::chaos_point();
       expected = mptr(w.right);

@@ -250,7 +250,7 @@ class nm_tree {
     detail::chaos_point();
     // acq_rel: acquire, because the CAS below publishes the kept node (we must have acquired its
     // construction for readers that acquire the new edge to see it built); release, so that a
-    // walker that reads the tag also sees the flag that caused it (retire_removed relies on it).
+    // seek that reads the tag also sees the flag that caused it.
     const mptr kept = kept_edge->fetch_tag(core::mo_acq_rel);
     mptr expected(r.successor);
     detail::chaos_point();
@@ -263,10 +263,12 @@ class nm_tree {
   }
 
   // After our cleanup CAS: retire successor..parent and, of each, the child off the path (its
-  // flagged leaf), except `kept`, which moved up. Every edge in this region is frozen; the
-  // loads are RMWs so that they read the final value even when the flag that froze an edge was
-  // set by a thread we never synchronized with. Children are read before their parent is
-  // retired (retire may free at once under some schemes, e.g. nbr with a full bag).
+  // flagged leaf), except `kept`, which moved up. Every edge in this region is frozen. Acquire
+  // loads would read the final values (our seek acquired each tag in the chain, released by a
+  // tagger that had read the flag; at the parent our own fetch_tag did), but RMWs read the last
+  // value of each edge outright, with no argument needed, and this path runs once per removal.
+  // Children are read before their parent is retired (retire may free at once under some
+  // schemes, e.g. nbr with a full bag).
   template <class G>
   void retire_removed(G& g, const K& key, const seek_record& r, node* kept) {
     node* n = r.successor;

@@ -7,8 +7,8 @@
 // reservation's upper end to the tag of the link it read, not to the global era, so reading
 // links written long ago (most links of a list or a tree) needs no new reservation and no fence
 // even while the era moves; 2GEIBR raises whenever the era has moved. Every write of a pointer
-// (store, CAS, exchange) first raises the link's tag to the new target's birth era, then writes
-// the pointer; the tag only grows, since the two fields are updated one after the other, so a
+// (store, CAS, exchange) first raises the link's tag to cover the new target (to the tag the
+// target was read with, or its birth era: see the departure below), then writes the pointer; the tag only grows, since the two fields are updated one after the other, so a
 // tag may overstate (the paper's "slack"), never understate. The variants differ in how the tag
 // is raised:
 //   tag_ibr      a CAS loop that installs the birth era if it is larger (Fig. 5, lines 7-9);
@@ -18,9 +18,11 @@
 // node read through a type-preserving allocator, are not built.)
 //
 // Why it is safe: ibr_2ge.hpp's (a)-(c) with the tag as the bound read after the link load L.
-// (a) becomes: birth(B) <= tag. The writer raised the tag to birth(B) (or more) before the
-// release write of B's pointer that L acquires (or that heads the release sequence L reads
-// from), so the tag load after L reads that raise or a later one, and tags only grow. (b) and
+// (a) becomes: birth(B) <= tag. The writer raised the tag to birth(B) (or more) before it wrote
+// B's pointer, and that write happens before L's read: L acquires it (or the release sequence it
+// heads), or, for a relaxed write into a node not yet published (a new node's first link), L's
+// thread acquired the later release that published the node. So the tag load after L reads
+// that raise or a later one, and tags only grow. (b) and
 // (c) do not involve the bound: protect() returns only pointers read after an upper covering
 // the tag was published and fenced (X), exactly as ibr_2ge's.
 //
