@@ -32,6 +32,7 @@
 
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/sorted_list_inspection.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
@@ -130,9 +131,7 @@ class harris_list {
 
   template <class F>
   void for_each_unsafe(F&& fn) const {
-    for (node* n = head_.load(core::mo_relaxed).get(); n != nullptr;
-         n = n->next.load(core::mo_relaxed).get())
-      fn(static_cast<const K&>(n->key));
+    detail::for_each_list_node(head_, [&](const node& n) { fn(static_cast<const K&>(n.key)); });
   }
 
   std::size_t size_unsafe() const {
@@ -141,21 +140,9 @@ class harris_list {
     return n;
   }
 
-  // Empty if: strictly sorted (which also rules out cycles) and no marked node reachable
-  // (every remove that returned has seen its node unlinked).
+  // Empty if: strictly sorted and no marked node reachable (detail::check_sorted_list).
   std::string check_invariants_unsafe() const {
-    if (head_.load(core::mo_relaxed).marked()) return "head link is marked";
-    std::size_t index = 0;
-    const node* prev = nullptr;
-    for (const node* n = head_.load(core::mo_relaxed).get(); n != nullptr; ++index) {
-      const mptr next = n->next.load(core::mo_relaxed);
-      if (next.marked()) return "marked node reachable at position " + std::to_string(index);
-      if (prev != nullptr && !(prev->key < n->key))
-        return "keys not strictly increasing at position " + std::to_string(index);
-      prev = n;
-      n = next.get();
-    }
-    return {};
+    return detail::check_sorted_list(head_, [](const K&) { return true; });
   }
 
  private:

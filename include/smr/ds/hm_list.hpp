@@ -34,6 +34,7 @@
 
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/sorted_list_inspection.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
@@ -121,9 +122,7 @@ class hm_chain {
 
   template <class F>
   void for_each_unsafe(F&& fn) const {
-    for (node* n = head_.load(core::mo_relaxed).get(); n != nullptr;
-         n = n->next.load(core::mo_relaxed).get())
-      fn(static_cast<const K&>(n->key));
+    for_each_list_node(head_, [&](const node& n) { fn(static_cast<const K&>(n.key)); });
   }
 
   std::size_t size_unsafe() const {
@@ -132,23 +131,10 @@ class hm_chain {
     return n;
   }
 
-  // Empty if: strictly sorted (which also rules out cycles), no marked node reachable, and
-  // in_place(key) holds for every key (the hash map's bucket check).
+  // See detail::check_sorted_list; in_place(key) is the hash map's bucket check.
   template <class InPlace>
   std::string check_unsafe(InPlace&& in_place) const {
-    if (head_.load(core::mo_relaxed).marked()) return "head link is marked";
-    std::size_t index = 0;
-    const node* prev = nullptr;
-    for (const node* n = head_.load(core::mo_relaxed).get(); n != nullptr; ++index) {
-      const mptr next = n->next.load(core::mo_relaxed);
-      if (next.marked()) return "marked node reachable at position " + std::to_string(index);
-      if (prev != nullptr && !(prev->key < n->key))
-        return "keys not strictly increasing at position " + std::to_string(index);
-      if (!in_place(n->key)) return "key in the wrong place at position " + std::to_string(index);
-      prev = n;
-      n = next.get();
-    }
-    return {};
+    return check_sorted_list(head_, in_place);
   }
 
  private:

@@ -1,0 +1,40 @@
+// Single-threaded inspection of a sorted, null-terminated list whose nodes have `key` and a
+// marked `next` link (the Harris-Michael chain, Harris's list): the walk, and the invariant check
+// every such list shares. For use after a run, when no thread operates on the list.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "smr/core/atomic.hpp"
+
+namespace smr::detail {
+
+// Calls fn(node) for every node reachable from `head`, in order.
+template <class Link, class F>
+void for_each_list_node(const Link& head, F&& fn) {
+  for (auto* n = head.load(core::mo_relaxed).get(); n != nullptr; n = n->next.load(core::mo_relaxed).get())
+    fn(*n);
+}
+
+// Empty if: keys strictly increasing (which also rules out cycles), no marked link reachable
+// (every remove that returned saw its node unlinked), and in_place(key) for every key (the hash
+// map's bucket check); otherwise what is wrong, and where.
+template <class Link, class InPlace>
+std::string check_sorted_list(const Link& head, InPlace&& in_place) {
+  if (head.load(core::mo_relaxed).marked()) return "head link is marked";
+  std::size_t index = 0;
+  decltype(head.load(core::mo_relaxed).get()) prev = nullptr;
+  for (auto* n = head.load(core::mo_relaxed).get(); n != nullptr; ++index) {
+    const auto next = n->next.load(core::mo_relaxed);
+    if (next.marked()) return "marked node reachable at position " + std::to_string(index);
+    if (prev != nullptr && !(prev->key < n->key))
+      return "keys not strictly increasing at position " + std::to_string(index);
+    if (!in_place(n->key)) return "key in the wrong place at position " + std::to_string(index);
+    prev = n;
+    n = next.get();
+  }
+  return {};
+}
+
+}  // namespace smr::detail
