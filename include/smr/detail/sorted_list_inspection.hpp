@@ -1,12 +1,14 @@
 // Single-threaded inspection of a sorted, null-terminated list whose nodes have `key` and a
-// marked `next` link (the Harris-Michael chain, Harris's list): the walk, and the invariant check
-// every such list shares. For use after a run, when no thread operates on the list.
+// marked `next` link (the Harris-Michael chain, Harris's list, the lazy list): the walk, the
+// invariant check and the teardown those lists share. For use when no thread operates on the
+// list (after a run, in the destructor).
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 #include "smr/core/atomic.hpp"
+#include "smr/core/node.hpp"
 
 namespace smr::detail {
 
@@ -15,6 +17,16 @@ template <class Link, class F>
 void for_each_list_node(const Link& head, F&& fn) {
   for (auto* n = head.load(core::mo_relaxed).get(); n != nullptr; n = n->next.load(core::mo_relaxed).get())
     fn(*n);
+}
+
+// Frees every node still linked from `head` (retired ones belong to the reclaimer).
+template <class Link>
+void free_list_nodes(const Link& head) {
+  for (auto* n = head.load(core::mo_relaxed).get(); n != nullptr;) {
+    auto* next = n->next.load(core::mo_relaxed).get();
+    core::free_node(n);
+    n = next;
+  }
 }
 
 // Empty if: keys strictly increasing (which also rules out cycles), no marked link reachable

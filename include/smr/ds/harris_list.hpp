@@ -62,14 +62,7 @@ class harris_list {
   harris_list(const harris_list&) = delete;
   harris_list& operator=(const harris_list&) = delete;
   // Single-threaded: frees every node still linked (retired ones belong to the reclaimer).
-  ~harris_list() {
-    node* n = head_.load(core::mo_relaxed).get();
-    while (n != nullptr) {
-      node* next = n->next.load(core::mo_relaxed).get();
-      core::free_node(n);
-      n = next;
-    }
-  }
+  ~harris_list() { detail::free_list_nodes(head_); }
 
   bool insert(handle& h, const K& key) {
     auto g = h.begin_op();

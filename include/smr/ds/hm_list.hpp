@@ -59,14 +59,7 @@ class hm_chain {
   hm_chain(const hm_chain&) = delete;
   hm_chain& operator=(const hm_chain&) = delete;
   // Single-threaded: frees every node still linked (retired ones belong to the reclaimer).
-  ~hm_chain() {
-    node* n = head_.load(core::mo_relaxed).get();
-    while (n != nullptr) {
-      node* next = n->next.load(core::mo_relaxed).get();
-      core::free_node(n);
-      n = next;
-    }
-  }
+  ~hm_chain() { free_list_nodes(head_); }
 
   template <class G>
   bool insert(G& g, const K& key) {

@@ -28,6 +28,7 @@
 #include "smr/core/atomic.hpp"
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/sorted_list_inspection.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
@@ -56,14 +57,7 @@ class lazy_list {
   }
   lazy_list(const lazy_list&) = delete;
   lazy_list& operator=(const lazy_list&) = delete;
-  ~lazy_list() {
-    node* n = head_.next.load(core::mo_relaxed).get();
-    while (n != nullptr) {
-      node* next = n->next.load(core::mo_relaxed).get();
-      core::free_node(n);
-      n = next;
-    }
-  }
+  ~lazy_list() { detail::free_list_nodes(head_.next); }
 
   bool insert(handle& h, const K& key) {
     auto g = h.begin_op();
