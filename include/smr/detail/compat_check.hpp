@@ -36,4 +36,14 @@ void require_protect_slots(const Domain& d, unsigned needed, std::string_view ds
                                 std::to_string(d.protect_slots()));
 }
 
+// What every data structure's constructor calls: the compile-time refusal of an incompatible
+// pair and the construction-time check of protection slots. From the constructor, not the class
+// body, so that compatible_v can query `requirements` of an incompatible pair without tripping
+// the refusal.
+template <ds_requirements Req, class R>
+void admit(const R& domain, std::string_view ds_name) {
+  static_assert(check_compatible<R, Req>::value);
+  require_protect_slots(domain, Req.protect_slots, ds_name);
+}
+
 }  // namespace smr::detail

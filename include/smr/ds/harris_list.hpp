@@ -54,10 +54,7 @@ class harris_list {
   using key_type = K;
 
   explicit harris_list(R& domain) {
-    // In the constructor, not the class body, so compatible_v can query `requirements` of an
-    // incompatible pair without tripping the refusal.
-    static_assert(detail::check_compatible<R, requirements>::value);
-    detail::require_protect_slots(domain, requirements.protect_slots, name);
+    detail::admit<requirements>(domain, name);
   }
   harris_list(const harris_list&) = delete;
   harris_list& operator=(const harris_list&) = delete;

@@ -40,8 +40,7 @@ class hash_map {
 
   explicit hash_map(R& domain, std::size_t buckets = default_buckets, Hash hash = Hash())
       : buckets_(buckets), hash_(std::move(hash)) {
-    static_assert(detail::check_compatible<R, requirements>::value);  // see hm_list
-    detail::require_protect_slots(domain, requirements.protect_slots, name);
+    detail::admit<requirements>(domain, name);
     if (buckets_ == 0) throw std::invalid_argument("hash_map needs at least one bucket");
     table_ = std::make_unique<chain[]>(buckets_);
   }

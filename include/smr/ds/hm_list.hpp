@@ -229,10 +229,7 @@ class hm_list {
   using key_type = K;
 
   explicit hm_list(R& domain) {
-    // In the constructor, not the class body, so compatible_v can query `requirements` of an
-    // incompatible pair without tripping the refusal.
-    static_assert(detail::check_compatible<R, requirements>::value);
-    detail::require_protect_slots(domain, requirements.protect_slots, name);
+    detail::admit<requirements>(domain, name);
   }
   hm_list(const hm_list&) = delete;
   hm_list& operator=(const hm_list&) = delete;

@@ -50,10 +50,7 @@ class lazy_list {
   using key_type = K;
 
   explicit lazy_list(R& domain) {
-    // In the constructor, not the class body, so compatible_v can query `requirements` of an
-    // incompatible pair without tripping the refusal.
-    static_assert(detail::check_compatible<R, requirements>::value);
-    detail::require_protect_slots(domain, requirements.protect_slots, name);
+    detail::admit<requirements>(domain, name);
   }
   lazy_list(const lazy_list&) = delete;
   lazy_list& operator=(const lazy_list&) = delete;

@@ -45,8 +45,7 @@ class ms_queue {
   using value_type = T;
 
   explicit ms_queue(R& domain) {
-    static_assert(detail::check_compatible<R, requirements>::value);
-    detail::require_protect_slots(domain, requirements.protect_slots, "ms_queue");
+    detail::admit<requirements>(domain, "ms_queue");
     // The first sentinel holds no value; it is never reachable by another thread before the
     // queue is shared, so it needs no guard.
     node* sentinel = core::construct_node<node>();

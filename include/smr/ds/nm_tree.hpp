@@ -61,10 +61,7 @@ class nm_tree {
   using key_type = K;
 
   explicit nm_tree(R& domain) {
-    // In the constructor, not the class body, so compatible_v can query `requirements` of an
-    // incompatible pair without tripping the refusal.
-    static_assert(detail::check_compatible<R, requirements>::value);
-    detail::require_protect_slots(domain, requirements.protect_slots, name);
+    detail::admit<requirements>(domain, name);
   }
   nm_tree(const nm_tree&) = delete;
   nm_tree& operator=(const nm_tree&) = delete;

@@ -28,10 +28,7 @@ class treiber_stack {
   using handle = typename R::handle;
 
   explicit treiber_stack(R& domain) {
-    // In the constructor, not the class body, so compatible_v can query `requirements` of an
-    // incompatible pair without tripping the refusal.
-    static_assert(detail::check_compatible<R, requirements>::value);
-    detail::require_protect_slots(domain, requirements.protect_slots, "treiber_stack");
+    detail::admit<requirements>(domain, "treiber_stack");
   }
   treiber_stack(const treiber_stack&) = delete;
   treiber_stack& operator=(const treiber_stack&) = delete;
