@@ -1,5 +1,7 @@
 // The reclaimers smrbench runs: every rule of smr::all_rules (include/smr/smr.hpp), each with
-// batch free and, when it frees at all, amortized free (Epochs §3.3, named <name>_af). Adding a
+// batch free and, when it frees at all, amortized free (Epochs §3.3, named <name>_af), then the
+// external baselines built into this binary (external/external_rules.hpp), batch free only: the
+// libraries decide when their nodes are freed. Adding a
 // reclaimer to the library adds it here; every data structure translation unit (bench/ds/*.cpp)
 // then instantiates it with each compatible structure and registers the incompatible pairs with
 // their refusal reason. Its tunables (the rule's `tunables`) become settable with --param.
@@ -7,6 +9,7 @@
 
 #include <string>
 
+#include "external/external_rules.hpp"
 #include "smr/smr.hpp"
 
 namespace smrbench {
@@ -19,7 +22,7 @@ type_list<A..., B...> operator+(type_list<A...>, type_list<B...>);
 
 template <class Rule>
 auto variants_of() {
-  if constexpr (Rule::traits.frees) {
+  if constexpr (Rule::traits.frees && !smr::external::is_external<Rule>) {
     return type_list<smr::basic_domain<Rule>, smr::basic_domain<Rule, smr::core::amortized_free<>>>{};
   } else {
     return type_list<smr::basic_domain<Rule>>{};
@@ -29,7 +32,7 @@ auto variants_of() {
 template <class... Rules>
 auto all_variants(smr::rule_list<Rules...>) -> decltype((type_list<>{} + ... + variants_of<Rules>()));
 
-using reclaimers = decltype(all_variants(smr::all_rules{}));
+using reclaimers = decltype(all_variants(smr::all_rules{}) + all_variants(smr::external::rules{}));
 
 template <class R>
 std::string reclaimer_name() {

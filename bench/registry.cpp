@@ -15,6 +15,7 @@ reclaimer_entry make_reclaimer_entry() {
   e.name = reclaimer_name<R>();
   e.traits = R::traits;
   e.summary = std::string(R::summary);
+  e.external = smr::external::is_external<typename R::rule>;
   e.tunable_names = tunable_names<R>();
   e.tunable_help = describe_tunables<R>();
   e.check_params = [](const param_list& params) {
@@ -73,6 +74,10 @@ const ds_entry& registry::data_structure(const std::string& name) const {
 const reclaimer_entry& registry::reclaimer(const std::string& name) const {
   for (const auto& e : reclaimers_)
     if (e.name == name) return e;
+  for (const auto& a : smr::external::catalogue)
+    if (a.reclaimer == name && !a.built)
+      throw usage_error("reclaimer '" + name + "' is an external baseline this smrbench was built without: install " +
+                        std::string(a.package) + " (scripts/setup.sh does) and rebuild");
   throw usage_error("unknown reclaimer '" + name + "'; accepted: " +
                     names_of(reclaimers_, [](const reclaimer_entry& e) { return e.name; }));
 }

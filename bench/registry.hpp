@@ -28,6 +28,7 @@ struct reclaimer_entry {
   std::vector<std::string> tunable_names;
   std::vector<std::string> tunable_help;  // "name (default D): what it does"
   std::function<std::string(const param_list&)> check_params;  // "" or the reason
+  bool external = false;  // a baseline backed by another library (external/external_rules.hpp)
 };
 
 struct ds_entry {

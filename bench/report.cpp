@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "allocator.hpp"
+#include "external/catalogue.hpp"
 #include "smr/version.hpp"
 
 namespace smrbench {
@@ -149,7 +150,8 @@ nlohmann::json list_json(const registry& reg) {
                      {"bounded_garbage", r.traits.bounded_garbage},
                      {"protects_unlinked_traversal", r.traits.protects_unlinked_traversal},
                      {"continues_after_write", r.traits.continues_after_write},
-                     {"slot_based_protection", r.traits.slot_based_protection}};
+                     {"slot_based_protection", r.traits.slot_based_protection},
+                     {"external", r.external}};
     nlohmann::json m = nlohmann::json::array();
     const auto& ms = r.traits.metrics;
     for (auto [name, on] : {std::pair{"epochs", ms.epochs}, std::pair{"signals", ms.signals},
@@ -166,7 +168,14 @@ nlohmann::json list_json(const registry& reg) {
     if (p.run != nullptr) compatible.push_back({p.ds, p.reclaimer});
     else incompatible.push_back({p.ds, p.reclaimer, p.refusal});
   }
+  // External baselines: the built ones are listed above too; the others say what to install.
+  nlohmann::json external = nlohmann::json::array(), unbuilt = nlohmann::json::object();
+  for (const auto& a : smr::external::catalogue) {
+    if (a.built) external.push_back(a.reclaimer);
+    else unbuilt[std::string(a.reclaimer)] = a.package;
+  }
   return {{"data_structures", ds},       {"reclaimers", rec},        {"allocators", alloc},
+          {"external_reclaimers", external}, {"external_unbuilt", unbuilt},
           {"compatible", compatible},    {"incompatible", incompatible}, {"kinds", kinds},
           {"tunables", tunables},        {"allocator_libraries", libraries}, {"reclaimer_metrics", metrics},
           {"reclaimer_info", about}};
@@ -178,10 +187,15 @@ void print_list(std::FILE* out, const registry& reg) {
 
   std::fprintf(out, "\nreclaimers:\n");
   for (const auto& r : reg.reclaimers()) {
-    std::fprintf(out, "  %-16s %s\n", r.name.c_str(), r.summary.c_str());
+    std::fprintf(out, "  %-16s %s%s\n", r.name.c_str(), r.external ? "[external] " : "", r.summary.c_str());
     std::fprintf(out, "  %-16s   bounded garbage: %s\n", "", r.traits.bounded_garbage ? "yes" : "no");
     for (const auto& t : r.tunable_help) std::fprintf(out, "  %-16s   --param %s\n", "", t.c_str());
   }
+
+  for (const auto& a : smr::external::catalogue)
+    if (!a.built)
+      std::fprintf(out, "  %-16s [external] not built into this smrbench (install %s and rebuild)\n",
+                   std::string(a.reclaimer).c_str(), std::string(a.package).c_str());
 
   std::fprintf(out, "\nallocators:\n");
   for (const auto& a : known_allocators()) {

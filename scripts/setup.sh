@@ -14,6 +14,7 @@ debian_packages=(
   libjemalloc2 libjemalloc-dev       # --allocator jemalloc
   libgoogle-perftools4 libtcmalloc-minimal4   # --allocator tcmalloc
   libmimalloc2.0          # --allocator mimalloc
+  liburcu-dev libck-dev libcds-dev   # smrbench's external baselines (urcu_*, ck_epoch, cds_*)
   python3 python3-venv python3-pip   # smrlab
 )
 
