@@ -41,6 +41,7 @@
 #include <tuple>
 
 #include "external/collector.hpp"
+#include "external/rule_base.hpp"
 #include "smr/core/domain.hpp"
 #include "smr/detail/checks.hpp"
 
@@ -92,13 +93,9 @@ struct cds_dhp_gc {
 };
 
 template <class Gc>
-struct cds_rule_with : rule_defaults {
-  static constexpr std::string_view name = Gc::name, summary = Gc::summary;
-  static constexpr bool external = true;
-  using config = typename Gc::config;
-  static constexpr auto tunables = Gc::tunables;
+struct cds_rule_with : rule_base<Gc> {
+  using typename rule_base<Gc>::config;
   static constexpr reclaimer_traits traits{.bounded_garbage = true, .slot_based_protection = true, .metrics = {.protect_retries = true}};
-  static config eager_config() { return Gc::eager_config(); }
   using slot = pending_count;  // the thread's nodes libcds still holds (external/collector.hpp)
 
   template <class Base>

@@ -35,6 +35,7 @@
 #include <tuple>
 
 #include "external/collector.hpp"
+#include "external/rule_base.hpp"
 #include "smr/core/domain.hpp"
 
 // liburcu's out-of-line QSBR entry points, as urcu-qsbr.h declares them; that header cannot be
@@ -113,13 +114,9 @@ struct urcu_slot : pending_count {
 };
 
 template <class Flavour>
-struct urcu_rule_with : rule_defaults {
-  static constexpr std::string_view name = Flavour::name, summary = Flavour::summary;
-  static constexpr bool external = true;
-  using config = typename Flavour::config;
-  static constexpr auto tunables = Flavour::tunables;
+struct urcu_rule_with : rule_base<Flavour> {
+  using typename rule_base<Flavour>::config;
   static constexpr reclaimer_traits traits{.protects_unlinked_traversal = true};
-  static config eager_config() { return Flavour::eager_config(); }
   using node_base = urcu_node;
   using slot = urcu_slot;
 

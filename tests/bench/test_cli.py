@@ -265,3 +265,22 @@ def test_tunable_below_its_minimum_is_bad_input(outdir):
     if "hp" not in listing()["reclaimers"]:
         pytest.skip("no hp")
     expect_refusal(outdir, [*short_args("hash_map", "hp"), "--param", "slots=0"], "hp: slots must be at least 1")
+
+
+def test_external_baselines_are_marked_and_unbuilt_ones_say_what_to_install(outdir):
+    d = listing()
+    external = d.get("external_reclaimers", [])
+    unbuilt = d.get("external_unbuilt", {})
+    assert set(external) | set(unbuilt) == {"urcu_qsbr", "urcu_memb", "ck_epoch", "cds_hp", "cds_dhp"}
+    assert not set(external) & set(unbuilt)
+    table = run(["--list"]).stdout
+    for name in external:
+        assert name in d["reclaimers"] and d["reclaimer_info"][name]["external"]
+        assert f"{name}" in table and "[external]" in table
+    for name in d["reclaimers"]:
+        assert d["reclaimer_info"][name]["external"] == (name in external)
+    if not unbuilt:
+        pytest.skip("every external baseline is built into this smrbench")
+    name, package = next(iter(unbuilt.items()))
+    ds = d["data_structures"][0]
+    expect_refusal(outdir, ["--ds", ds, "--reclaimer", name], f"install {package}")

@@ -63,6 +63,12 @@ def _names(cells: list, caps, origin: str, out: Checked):
              "allocator": (caps.known_allocators or caps.allocators, {c[2] for c in cells})}
     for kind, (known, used) in lists.items():
         for name in sorted(used - set(known)):
+            if kind == "reclaimer" and name in caps.external_unbuilt:
+                out.problems.append(f"{origin}: grid: reclaimer '{name}' is an external baseline "
+                                    f"this smrbench was built without: install "
+                                    f"{caps.external_unbuilt[name]} (scripts/setup.sh does) and "
+                                    f"rebuild")
+                continue
             out.problems.append(f"{origin}: grid: {kind} '{name}' is unknown to smrbench "
                                 f"(accepted: {', '.join(known)})")
     for variant in dict.fromkeys(c[1] for c in cells):

@@ -169,7 +169,9 @@ class Experiment:
             return values
         if caps is None:
             raise Failure(f"{self.name}: grid.{axis} = \"all\" needs `smrbench --list`, which failed")
-        names = {"ds": caps.data_structures, "reclaimer": caps.reclaimers,
+        # External baselines are never in "all": a grid names them, so that what "all" runs
+        # does not depend on which libraries this machine has.
+        names = {"ds": caps.data_structures, "reclaimer": caps.own_reclaimers(),
                  "allocator": caps.allocators}[axis]
         return [Reclaimer(n) for n in names] if axis == "reclaimer" else list(names)
 

@@ -29,6 +29,14 @@ class Capabilities:
     incompatible: dict = field(default_factory=dict)   # (ds, reclaimer) -> why not
     tunables: dict = field(default_factory=dict)       # reclaimer -> {tunable: default or None}
     kinds: dict = field(default_factory=dict)          # ds -> "set" | "queue" | "stack"
+    # External baselines (other libraries behind smr's concept): built ones are among
+    # `reclaimers` too, but "all" leaves them out; unbuilt ones name the package to install.
+    external: frozenset = frozenset()
+    external_unbuilt: dict = field(default_factory=dict)   # reclaimer -> Debian package
+
+    def own_reclaimers(self) -> list:
+        """smr's reclaimers: what a grid's reclaimer = "all" means."""
+        return [r for r in self.reclaimers if r not in self.external]
 
     def accepts_search(self, ds: str) -> bool:
         """Only sets have a search operation; a stack or queue refuses a search share."""
@@ -69,7 +77,9 @@ def capabilities(smrbench: Path) -> tuple[Capabilities | None, str]:
                             frozenset((ds, rec) for ds, rec in data["compatible"]),
                             list(data["allocators"]),
                             {(ds, rec): why for ds, rec, why in data.get("incompatible", [])},
-                            _tunables(data), dict(data.get("kinds", {})))
+                            _tunables(data), dict(data.get("kinds", {})),
+                            frozenset(data.get("external_reclaimers", [])),
+                            dict(data.get("external_unbuilt", {})))
         return caps, ""
     except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
         return None, f"{type(e).__name__}: {e}"

@@ -2,7 +2,8 @@
 experiment, listed here and nowhere else.
 
 Families share a hue: epoch-based in blues, pointer-based in greens, interval-based in
-oranges, neutralization in reds, the leaky baseline `none` in grey. An amortized-free variant
+oranges, neutralization in reds, the leaky baseline `none` in grey, other libraries' schemes
+(smrbench's external baselines) in purples, each with the marker of its smr counterpart. An amortized-free variant
 (`<name>_af`) has its base's colour and marker with a dashed line and a hollow marker. A variant
 with tunables keeps its reclaimer's colour and marker; variants of one reclaimer in one plot are
 told apart by dotted and dash-dotted lines. A reclaimer missing from the table gets a colour and
@@ -18,6 +19,7 @@ FAMILIES = {
     "interval": "interval-based (oranges)",
     "neutralization": "neutralization (reds)",
     "baseline": "no reclamation (grey)",
+    "external": "other libraries' schemes (purples)",
 }
 
 # name: (family, colour, marker). Markers are unique across the table.
@@ -44,13 +46,18 @@ RECLAIMERS = {
     "wfe":       ("interval",       "#7f2704", "*"),
     "nbr":       ("neutralization", "#cb181d", "o"),
     "nbr_plus":  ("neutralization", "#67000d", "s"),
+    "urcu_qsbr": ("external",       "#3f007d", "o"),
+    "urcu_memb": ("external",       "#6a51a3", "<"),
+    "ck_epoch":  ("external",       "#807dba", "s"),
+    "cds_hp":    ("external",       "#54278f", "D"),
+    "cds_dhp":   ("external",       "#9e9ac8", "d"),
 }
 # Markers repeat across families only where the hue already differs (nbr's o vs qsbr's o,
 # ibr_epoch's v vs nebr's v, the token orders' p and h vs ibr_2ge's and poibr's):
 # the pair colour+marker is unique.
 
 AF_SUFFIX = "_af"
-FALLBACK_COLOURS = ["#6a51a3", "#807dba", "#54278f", "#ae017e", "#dd3497", "#8c6bb1"]
+FALLBACK_COLOURS = ["#ae017e", "#dd3497", "#f768a1", "#7a0177", "#c51b8a", "#fa9fb5"]  # magentas: not a family hue
 FALLBACK_MARKERS = ["1", "2", "3", "4", "+", "|"]
 VARIANT_LINES = ["-", ":", "-."]
 

@@ -265,3 +265,48 @@ def test_a_tunable_default_that_is_not_json_is_not_type_checked(fake, monkeypatc
     monkeypatch.setenv("FAKE_LIST", json.dumps(listing))
     caps, why = smrbench.capabilities(FAKE)
     assert why == "" and caps.tunables["hp"] == {"slots": 4, "scan_threshold": None}
+
+
+def _fake_list() -> dict:
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, str(FAKE), "--list", "--json", "-"], check=True,
+                          capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                               if k != "FAKE_LIST"})
+    return json.loads(done.stdout)
+
+
+def _with_external(listing: dict, built: list, unbuilt: dict) -> dict:
+    """A listing whose smrbench has the external baselines `built` (paired with every data
+    structure) and was built without those of `unbuilt`."""
+    return {**listing, "reclaimers": listing["reclaimers"] + built,
+            "compatible": listing["compatible"] + [[ds, r] for ds in listing["data_structures"]
+                                                   for r in built],
+            "external_reclaimers": built, "external_unbuilt": unbuilt}
+
+
+def test_an_unbuilt_external_baseline_says_what_to_install(experiment_file, tmp_path, fake,
+                                                           monkeypatch, capsys):
+    monkeypatch.setenv("FAKE_LIST", json.dumps(_with_external(
+        _fake_list(), [], {"urcu_qsbr": "liburcu-dev"})))
+    path = experiment_file(TINY.replace('"hp"]', '"hp", "urcu_qsbr"]', 1))
+    out = tmp_path / "r"
+    assert run(path, out) == 2
+    assert errors(capsys) == [
+        f"smrlab: error: {path}: grid: reclaimer 'urcu_qsbr' is an external baseline this "
+        f"smrbench was built without: install liburcu-dev (scripts/setup.sh does) and rebuild"]
+    assert not out.exists() and fake() == []
+
+
+def test_all_leaves_external_baselines_out_and_a_grid_may_name_them(fake, monkeypatch):
+    monkeypatch.setenv("FAKE_LIST", json.dumps(_with_external(_fake_list(), ["ck_epoch"], {})))
+    caps, why = smrbench.capabilities(FAKE)
+    assert why == "" and "ck_epoch" in caps.reclaimers
+    assert caps.own_reclaimers() == ["none", "qsbr", "ebr", "hp"]
+
+    def planned(text: str) -> set:
+        exp = experiment.parse(text, "tiny", "tiny.toml")
+        return {c.reclaimer.name for c in exp.plan(caps, quick=False).configs}
+    assert planned(TINY.replace('reclaimer = ["none", "ebr", "hp"]', 'reclaimer = "all"', 1)) == \
+        {"none", "qsbr", "ebr", "hp"}
+    assert "ck_epoch" in planned(TINY.replace('"hp"]', '"hp", "ck_epoch"]', 1))

@@ -60,11 +60,13 @@ def test_a_reclaimer_looks_the_same_in_two_experiments(experiment_file, tmp_path
 def test_the_table_gives_every_reclaimer_its_own_look_and_families_related_hues():
     pairs = [(c, m) for _, c, m in style.RECLAIMERS.values()]
     assert len(set(pairs)) == len(pairs) and len({c for c, _ in pairs}) == len(pairs)
-    hue = {"epoch": "blue", "pointer": "green", "interval": "orange", "neutralization": "red"}
+    hue = {"epoch": "blue", "pointer": "green", "interval": "orange", "neutralization": "red",
+           "external": "purple"}
     for name, (family, colour, _) in style.RECLAIMERS.items():
         r, g, b = mcolors.to_rgb(colour)
         dominant = {"blue": b > r and b >= g, "green": g > r and g > b,
                     "orange": r > g > b, "red": r > 2 * g and r > 2 * b,
+                    "purple": b > g and r > g,
                     None: abs(r - g) < 0.01 and abs(g - b) < 0.01}[hue.get(family)]
         assert dominant, (name, colour)
     for name in ("qsbr", "ebr", "debra", "nebr", "rcu", "token", "token_pass_first", "token_naive"):
@@ -75,6 +77,8 @@ def test_the_table_gives_every_reclaimer_its_own_look_and_families_related_hues(
         assert style.RECLAIMERS[name][0] == "interval"
     for name in ("nbr", "nbr_plus"):
         assert style.RECLAIMERS[name][0] == "neutralization"
+    for name in ("urcu_qsbr", "urcu_memb", "ck_epoch", "cds_hp", "cds_dhp"):
+        assert style.RECLAIMERS[name][0] == "external"
 
 
 def test_amortized_free_variants_are_dashed_with_the_base_look():
