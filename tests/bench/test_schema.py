@@ -66,3 +66,17 @@ def test_checker_rejects_violations(records, mutate, fragment):
 def test_checker_rejects_unknown_schema_keywords():
     with pytest.raises(ValueError):
         errors({}, {"type": "object", "patternProperties": {}})
+
+
+# The fields added to the record after the first schema (version, the machine, per-kind latency
+# histograms, ...) are required too: a record that lost one must not pass.
+@pytest.mark.parametrize("section,key", [
+    (None, "version"), ("config", "stall_mode"), ("config", "stall_ms"), ("config", "pin_cpus"),
+    ("config", "poison"), ("env", "machine"), ("metrics", "elapsed_s"), ("metrics", "cpu_time_s"),
+    ("metrics", "latency_samples"), ("metrics", "latency_histograms"),
+    ("metrics", "avg_unreclaimed"), ("metrics", "free_batches"),
+])
+def test_later_fields_are_required(records, section, key):
+    bad = copy.deepcopy(records[0])
+    (bad if section is None else bad[section]).pop(key)
+    assert any(f"missing required '{key}'" in e for e in errors(bad, SCHEMA)), key
