@@ -36,6 +36,6 @@ struct rule_list {};
 // Every reclamation rule of the library: the one line a new reclaimer adds here. smrbench, the
 // test suites and the docs' tables enumerate it; each rule whose traits say it frees also gets
 // its amortized-free variant (basic_domain<rule, core::amortized_free<>>, named <name>_af).
-using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, ibr_epoch_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, nbr_rule>;
+using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, ibr_epoch_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, nbr_rule, nbr_plus_rule>;
 
 }  // namespace smr

@@ -32,198 +32,25 @@
 // preemption, 2,171,680 schedules (about 16 s here); in about half of them a read phase is
 // neutralized and in a third a signal is handled late (outside the read phase it interrupted).
 // The planted bug is found by the context-bound search at schedule 17,218.
-#include <cstdint>
-#include <cstdio>
 #include <optional>
 
-#include "model.hpp"
-#include "smr/detail/limbo_bag.hpp"
-#include "smr/core/node.hpp"
-#include "smr/detail/protected_set.hpp"
+#include "nbr_protocol.hpp"
 
 namespace {
 
 using namespace smr::core;
-using namespace smr::detail;  // limbo_bag, protected_set
-using smr::model::payload;
+using smr::model::nbr::nbr_protocol;
+using smr::model::nbr::max_value;
 
-struct node : retired_node {
-  explicit node(int v) : value(v) {}
-  payload value;
-  atomic<node*> next{nullptr};
-};
+struct nbr_model : nbr_protocol<nbr_model, 2> {
+  // The plant: free without waiting for the signalled threads' acknowledgements.
+  static constexpr bool skip_ack_wait = smr::model::planted;
+  static constexpr bool numbered_rounds = false;  // NBR alone: nbr_plus_model.cpp has them
 
-constexpr int prefill = 2;
-constexpr int max_value = prefill + 1;  // thread 1 pushes value 3
-
-struct nbr_protocol : rl::test_suite<nbr_protocol, 2> {
-  struct slot {
-    atomic<std::uint64_t> phase{0};
-    atomic<const retired_node*> reserved{nullptr};
-    atomic<bool> pending{false};  // a signal sent and not yet delivered
-  };
-
-  slot slots[2];
-  atomic<node*> top{nullptr};
-  limbo_bag bags[2];
-  protected_set reservations[2];
-  int seen[2][max_value + 1] = {};
-
-  static inline unsigned long long freeing_iterations = 0;
-  static inline unsigned long long iterations = 0;
-  // Evidence that the model reaches the interesting cases: iterations with a neutralized
-  // (restarted) read phase, and with a signal handled outside a read phase (late delivery).
-  static inline unsigned long long restart_iterations = 0;
-  static inline unsigned long long late_iterations = 0;
-  unsigned long long freed = 0;
-  bool restarted = false;
-  bool late = false;
-
-  static void report() {
-    std::printf("                   read phases neutralized in %llu, signals handled late in %llu"
-                " of %llu iterations\n",
-                restart_iterations, late_iterations, iterations);
-    restart_iterations = late_iterations = 0;
-  }
-
-  void before() {
-    for (int v = 1; v <= prefill; ++v) {
-      node* n = construct_node<node>(v);
-      n->next.store(top.load(mo_relaxed), mo_relaxed);
-      top.store(n, mo_release);
-    }
-  }
-
-  // A possible delivery of a pending signal: the handler runs here, or the kernel keeps the
-  // signal pending a while longer. Returns whether the handler restarts the read phase.
-  bool poll(unsigned t) {
-    slot& s = slots[t];
-    if (!s.pending.load(mo_relaxed)) return false;
-    if (rl::rand(2) == 0) return false;  // late delivery: not yet
-    s.pending.store(false, mo_relaxed);
-    // The handler's acknowledgement (acq_rel): ordered after the reclaimer's snapshot, and
-    // everything the thread did before it happens before the reclaimer's wait ends.
-    const std::uint64_t before = s.phase.fetch_add(2, mo_acq_rel);
-    const bool restart = (before & 1) != 0;  // odd: in a read phase, which must forget all
-    (restart ? restarted : late) = true;
-    return restart;
-  }
-
-  void clear_reservation(unsigned t) {
-    // release: a reclaimer that reads the cleared value also sees our accesses to the node.
-    slots[t].reserved.store(nullptr, mo_release);
-  }
-
-  // pop as NBR runs it: a restartable read phase that ends in reserve(top), then a write phase
-  // that touches only the reserved node. Returns the popped value.
-  std::optional<int> pop(unsigned t) {
-    slot& s = slots[t];
-    for (;;) {
-      node* cur = nullptr;
-      node* next = nullptr;
-      bool neutralized = false;
-      for (;;) {  // the read phase; `continue` is the siglongjmp back to its checkpoint
-        clear_reservation(t);
-        // acq_rel RMW, now restartable (nbr.hpp, enter_read_phase). After a neutralization the
-        // word is still odd (the handler added 2): the read phase just starts over.
-        if (!neutralized) s.phase.fetch_add(1, mo_acq_rel);
-        neutralized = true;  // every `continue` below is a restart
-        if (poll(t)) continue;
-        cur = top.load(mo_acquire);
-        if (poll(t)) continue;
-        if (cur != nullptr) {
-          next = cur->next.load(mo_relaxed);  // a read of a node the phase has not reserved
-          if (poll(t)) continue;
-          (void)cur->value.get();  // and of its payload (a search would compare keys here)
-          if (poll(t)) continue;
-        }
-        // reserve(cur): publish (relaxed), then the release RMW that ends the read phase.
-        s.reserved.store(cur, mo_relaxed);
-        if (poll(t)) continue;  // neutralized half-way through reserve(): the restart clears it
-        s.phase.fetch_add(1, mo_release);
-        break;
-      }
-      // Write phase: the handler may still run, and must not restart us.
-      RL_ASSERT(!poll(t));
-      if (cur == nullptr) {
-        clear_reservation(t);
-        return std::nullopt;
-      }
-      node* expected = cur;
-      const bool won = top.compare_exchange_strong(expected, next, mo_relaxed);
-      RL_ASSERT(!poll(t));
-      if (won) {
-        const int v = cur->value.get();  // reserved: still safe to read
-        retire(t, cur);
-        clear_reservation(t);
-        return v;
-      }
-      clear_reservation(t);
-    }
-  }
-
-  // push needs no read phase: it never dereferences a shared node.
-  void push(unsigned t, int v) {
-    node* n = construct_node<node>(v);
-    node* cur = top.load(mo_relaxed);
-    for (;;) {
-      n->next.store(cur, mo_relaxed);
-      RL_ASSERT(!poll(t));
-      // release: publishes the node's contents to the acquire load in pop().
-      if (top.compare_exchange_strong(cur, n, mo_release)) return;
-    }
-  }
-
-  void retire(unsigned t, node* n) {
+  void retire(unsigned t, smr::model::nbr::node* n) {
     bags[t].push(n);
-    reclaim(t);  // bag threshold 1
-  }
-
-  // One round, run by thread t in its write phase.
-  void reclaim(unsigned t) {
-    // seq_cst fence: nbr.hpp's proof point (d) (threads attaching mid-round); kept so that the
-    // model's orderings are exactly the reclaimer's.
-    fence(mo_seq_cst);
-    struct target {
-      unsigned u;
-      std::uint64_t seen;
-    };
-    target targets[2];
-    unsigned n_targets = 0;
-    for (unsigned u = 0; u < 2; ++u) {
-      if (u == t) continue;
-      // acq_rel snapshot S (fetch_add 0): nbr.hpp proof points (a)-(c).
-      const std::uint64_t seen_phase = slots[u].phase.fetch_add(0, mo_acq_rel);
-      if ((seen_phase & 1) != 0) {
-        slots[u].pending.store(true, mo_relaxed);  // pthread_kill: delivery comes later
-        targets[n_targets++] = {u, seen_phase};
-      }
-    }
-    if (!smr::model::planted) {
-      for (unsigned i = 0; i < n_targets; ++i) {
-        // acquire: pairs with the handler's acq_rel RMW or the target's release reserve().
-        while (slots[targets[i].u].phase.load(mo_acquire) == targets[i].seen) {
-          RL_ASSERT(!poll(t));  // our own handler runs while we wait; we are in a write phase
-          spin_pause();
-        }
-      }
-    }
-    protected_set& set = reservations[t];
-    set.clear();
-    // acquire: pairs with the release stores that clear reservations (proof point (b)).
-    for (slot& s : slots) set.add(s.reserved.load(mo_acquire));
-    set.seal();
-    limbo_bag safe = set.extract_unprotected(bags[t]);
-    while (retired_node* n = safe.pop_front()) {
-      free_node(n);
-      ++freed;
-    }
-  }
-
-  void record(unsigned t, std::optional<int> v) {
-    if (!v) return;
-    RL_ASSERT(*v >= 1 && *v <= max_value);
-    ++seen[t][*v];
+    neutralize(t);  // bag threshold 1: a round per retirement
+    free_unreserved(t, bags[t]);
   }
 
   void thread(unsigned t) {
@@ -237,29 +64,12 @@ struct nbr_protocol : rl::test_suite<nbr_protocol, 2> {
     record(1, pop(1));
   }
 
-  void after() {
-    int total[max_value + 1] = {};
-    node* n = top.load(mo_relaxed);
-    while (n != nullptr) {
-      ++total[n->value.get()];
-      node* next = n->next.load(mo_relaxed);
-      free_node(n);
-      n = next;
-    }
-    for (int v = 1; v <= max_value; ++v) RL_ASSERT(total[v] + seen[0][v] + seen[1][v] == 1);
-    for (limbo_bag& b : bags)
-      while (retired_node* r = b.pop_front()) free_node(r);
-    ++iterations;
-    if (freed > 0) ++freeing_iterations;
-    if (restarted) ++restart_iterations;
-    if (late) ++late_iterations;
-  }
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace smr::model;
-  return run<nbr_protocol>("nbr handshake / treiber_stack, 2 threads, asynchronous signals",
-                           {random_search(200000), bounded_search(1)}, argc, argv);
+  return run<nbr_model>("nbr handshake / treiber_stack, 2 threads, asynchronous signals",
+                        {random_search(200000), bounded_search(1)}, argc, argv);
 }

@@ -2,7 +2,9 @@
 // are freed; a writer past reserve() is not restarted and its reservations survive; a reader
 // that cannot take the signal in time stops the round instead of being freed under; signals
 // and restarts are counted; the signal number is configurable; domains coexist; threads may
-// come and go while signals fly.
+// come and go while signals fly. NBR+: a thread past its low watermark frees its bookmarked
+// nodes, without signalling, once another thread completes a round begun after the bookmark,
+// and neither an earlier round nor a timed-out one counts.
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
@@ -443,6 +445,142 @@ TEST(Nbr, ThreadChurnWhileSignalling) {
   EXPECT_GT(s.signals, 0u);
   EXPECT_GT(s.freed, 0u);
   EXPECT_LE(s.freed, s.retired);
+}
+
+// ---- NBR+ (Algorithm 2): piggybacking on other threads' rounds ----
+
+// Bag 8: the low watermark is 4 (50%), and eager looks at every retirement.
+smr::nbr_plus::config plus_config(milliseconds ack = milliseconds(10000)) {
+  auto c = smr::nbr_plus::rule::eager_config();
+  c.bag_threshold = 8;
+  c.low_watermark_percent = 50;
+  c.piggyback_check_every = 1;
+  c.ack_timeout = ack;
+  return c;
+}
+
+// Another thread attaches, retires a full bag (one round of its own, which must complete) and
+// leaves.
+void run_one_round_elsewhere(smr::nbr_plus& domain) {
+  std::thread([&] {
+    auto h = domain.attach();
+    for (int i = 0; i < 8; ++i) retire_in_op(h, make(100 + i));
+    EXPECT_EQ(h.timed_out_rounds(), 0u);
+  }).join();
+}
+
+struct watched_nodes {
+  std::atomic<bool> freed[4] = {};
+  bool any_freed() const {
+    for (const auto& f : freed) if (f.load(std::memory_order_acquire)) return true;
+    return false;
+  }
+  bool all_freed() const {
+    for (const auto& f : freed) if (!f.load(std::memory_order_acquire)) return false;
+    return true;
+  }
+};
+
+// Four retirements reach the low watermark: the fourth bookmarks the bag (all four nodes).
+template <class Handle>
+void retire_to_low_watermark(Handle& h, watched_nodes& w) {
+  for (int i = 0; i < 4; ++i) retire_in_op(h, make(static_cast<std::uint64_t>(i), &w.freed[i]));
+}
+
+TEST(NbrPlus, PiggybacksOnALaterRoundWithoutSignalling) {
+  smr::nbr_plus domain(plus_config());
+  watched_nodes w;
+  auto h = domain.attach();
+  // A bookmark watches the slots that exist: let the other thread's slot exist first.
+  std::thread([&] { auto other = domain.attach(); }).join();
+  retire_to_low_watermark(h, w);
+  run_one_round_elsewhere(domain);
+  EXPECT_FALSE(w.any_freed());
+  std::atomic<bool> fifth_freed{false};
+  retire_in_op(h, make(4, &fifth_freed));  // looks, sees the completed round, frees the bookmark
+  EXPECT_TRUE(w.all_freed());
+  EXPECT_FALSE(fifth_freed.load()) << "a node retired after the bookmark was freed";
+  EXPECT_EQ(h.piggybacked_rounds(), 1u);
+  EXPECT_EQ(h.unreclaimed(), 1u);
+  EXPECT_EQ(domain.stats().signals, 0u);  // nobody was in a read phase: no round signalled
+}
+
+TEST(NbrPlus, ARoundBegunBeforeTheBookmarkDoesNotCount) {
+  smr::nbr_plus domain(plus_config());
+  watched_nodes w;
+  auto h = domain.attach();
+  run_one_round_elsewhere(domain);  // completed before our bookmark
+  retire_to_low_watermark(h, w);
+  retire_in_op(h, make(4));
+  retire_in_op(h, make(5));
+  EXPECT_FALSE(w.any_freed()) << "piggybacked on a round that began before the bookmark";
+  EXPECT_EQ(h.piggybacked_rounds(), 0u);
+  run_one_round_elsewhere(domain);  // a new thread gets the same slot: its count goes on
+  retire_in_op(h, make(6));
+  EXPECT_TRUE(w.all_freed());
+  EXPECT_EQ(h.piggybacked_rounds(), 1u);
+}
+
+// A round that timed out (a reader could not take the signal) proves nothing: no piggyback,
+// and the reader's node, which is also in the bookmarked bag, survives.
+TEST(NbrPlus, ATimedOutRoundDoesNotCount) {
+  smr::nbr_plus domain(plus_config(milliseconds(30)));
+  std::atomic<bool> a_freed{false};
+  tnode* a = make(1, &a_freed);
+  tnode* b = make(2);
+  smr::nbr_plus::atomic_ptr<tnode> root;
+  root.store(a, smr::core::mo_release);
+  parked_reader reader;
+  std::thread t([&] {
+    block_signal(SIGUSR1, true);
+    reader.run(domain, root, &a_freed);
+  });
+  auto h = domain.attach();
+  ASSERT_TRUE(wait_for(reader.parked));
+  root.store(b, smr::core::mo_release);
+  retire_in_op(h, a);
+  for (int i = 0; i < 3; ++i) retire_in_op(h, make(10 + i));  // bookmark: a and three more
+  std::thread([&] {
+    auto other = domain.attach();
+    for (int i = 0; i < 8; ++i) retire_in_op(other, make(100 + i));
+    EXPECT_EQ(other.timed_out_rounds(), 1u);
+  }).join();  // its exit runs one more round, which times out too
+  retire_in_op(h, make(20));
+  EXPECT_FALSE(a_freed.load()) << "freed under a reader after a round that timed out";
+  EXPECT_EQ(h.piggybacked_rounds(), 0u);
+  reader.release.store(true, std::memory_order_release);
+  t.join();
+  EXPECT_FALSE(reader.saw_freed_while_parked.load());
+  h.reclaim_now();
+  EXPECT_TRUE(a_freed.load());
+  smr::core::free_node(b);
+}
+
+// A slot first used after the bookmark is not watched until the next one (its rounds could not
+// be ordered after the bookmarked unlinks): only the following bookmark piggybacks on it.
+TEST(NbrPlus, AThreadThatAttachedAfterTheBookmarkIsWatchedFromTheNextOne) {
+  smr::nbr_plus domain(plus_config());
+  watched_nodes w;
+  auto h = domain.attach();
+  retire_to_low_watermark(h, w);
+  run_one_round_elsewhere(domain);
+  retire_in_op(h, make(4));
+  EXPECT_FALSE(w.any_freed());
+  for (int i = 0; i < 3; ++i) retire_in_op(h, make(5 + i));  // the high watermark: own round
+  EXPECT_TRUE(w.all_freed());
+  EXPECT_EQ(h.piggybacked_rounds(), 0u);
+  watched_nodes later;
+  retire_to_low_watermark(h, later);  // now the other slot is watched
+  run_one_round_elsewhere(domain);
+  retire_in_op(h, make(20));
+  EXPECT_TRUE(later.all_freed());
+  EXPECT_EQ(h.piggybacked_rounds(), 1u);
+}
+
+TEST(NbrPlus, RefusesALowWatermarkAtTheHighOne) {
+  auto c = plus_config();
+  c.low_watermark_percent = 100;
+  EXPECT_THROW(smr::nbr_plus domain(c), std::invalid_argument);
 }
 
 }  // namespace

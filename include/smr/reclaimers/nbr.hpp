@@ -72,17 +72,48 @@
 // per reclamation round, one RMW per registered slot and one pthread_kill per thread caught in a
 // read phase; a neutralized read phase pays one pthread_sigmask call. Measured here (-O2, one
 // thread): an operation with one read phase ~50 ns, against ~22 ns for an EBR operation.
+//
+// NBR+ (§5, Algorithm 2; smr::nbr_plus) is the same rule with the watermark policy: a thread
+// also frees without signalling, by piggybacking on a round another thread completed.
+//   What it is: below its bag's high watermark (the round at `bag_threshold`) a thread passes a
+//   low watermark (`low_watermark_percent` of it). There it bookmarks its bag (the nodes in it
+//   now) and reads every other thread's count of rounds begun; then, every
+//   `piggyback_check_every` retirements, it looks at each thread's last completed round. Once
+//   one of them completed a round it began after the bookmark, the bookmarked nodes that nobody
+//   reserves are freed, with no signal of its own. A round of its own (the high watermark) ends
+//   the watch.
+//   Why it is safe: a round whose begin follows the bookmark does for the bookmarked nodes what
+//   the thread's own round would. The bookmark reads each count with a release RMW (fetch_add
+//   0) after the nodes were unlinked; the round's begin is an acquire RMW on the same count
+//   that comes later in its modification order, so it synchronizes with the bookmark: the
+//   unlinks happen before the round's fence and snapshots, which is all (a)-(d) above need of
+//   "unlinked before the round". A round counts only once every signalled thread acknowledged
+//   (a timed-out round publishes nothing): its release store of the completed round number,
+//   read with acquire, orders the acknowledgements and the reservations its snapshots acquired
+//   before our scan, as for our own round. The paper's timestamps are even/odd (a round in
+//   progress is odd) and it accepts "at least two more than bookmarked"; with an odd bookmark
+//   that is a round begun but not ended, so here a round is named by its number and must be
+//   completed. Only the slots that exist at the bookmark are watched: a thread that attaches
+//   later is watched from the next bookmark on (nothing would order its round's begin after the
+//   bookmarked unlinks through the counter; a recycled slot's count goes on, so it stays
+//   watched).
+//   When not to use it: as NBR. It sends fewer signals when several threads reclaim, and frees
+//   bookmarked nodes earlier than its own high watermark would; with one reclaiming thread it is
+//   NBR plus a look at the other threads every `piggyback_check_every` retirements.
 #pragma once
 
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -93,32 +124,61 @@
 
 namespace smr {
 
-struct nbr_rule : rule_defaults {
-  static constexpr std::string_view name = "nbr", summary = "neutralization-based reclamation: signals restart readers, writers reserve (Singh et al. 2021, Alg. 1)";
+// The configuration of nbr and nbr_plus (the last two fields are NBR+'s).
+struct nbr_config {
+  // The neutralization signal; its handler is installed once per process and shared by every
+  // domain using it. It must not be used for anything else.
+  int signal = SIGUSR1;
+  // Retirements per reclamation round (the paper uses 32K). Each round also keeps what is
+  // reserved, so a round always processes at least this many new nodes.
+  std::size_t bag_threshold = 32768;
+  // How long a round waits for signalled threads before giving up (freeing nothing).
+  std::chrono::milliseconds ack_timeout{50};
+  // Signal every registered thread each round, as Algorithm 1 does, instead of only those
+  // caught in a read phase. Safety does not need it; it reproduces the paper's signal cost
+  // (including interrupted sleeps: Linux re-arms an interrupted nanosleep with its timer
+  // slack added, so a thread signalled more often than every ~50 us never wakes up).
+  bool signal_every_thread = false;
+  // NBR+: the low watermark, in percent of bag_threshold (the paper: "one half full").
+  unsigned low_watermark_percent = 50;
+  // NBR+: retirements between looks at the other threads' completed rounds (the paper
+  // amortizes the scan of announceTS "over many retire operations").
+  unsigned piggyback_check_every = 64;
+};
 
-  struct config {
-    // The neutralization signal; its handler is installed once per process and shared by every
-    // domain using it. It must not be used for anything else.
-    int signal = SIGUSR1;
-    // Retirements per reclamation round (the paper uses 32K). Each round also keeps what is
-    // reserved, so a round always processes at least this many new nodes.
-    std::size_t bag_threshold = 32768;
-    // How long a round waits for signalled threads before giving up (freeing nothing).
-    std::chrono::milliseconds ack_timeout{50};
-    // Signal every registered thread each round, as Algorithm 1 does, instead of only those
-    // caught in a read phase. Safety does not need it; it reproduces the paper's signal cost
-    // (including interrupted sleeps: Linux re-arms an interrupted nanosleep with its timer
-    // slack added, so a thread signalled more often than every ~50 us never wakes up).
-    bool signal_every_thread = false;
-  };
+// The watermark policy: Algorithm 1 alone (nbr), or with NBR+'s low watermark (nbr_plus).
+struct nbr_high_watermark_only {
+  static constexpr std::string_view name = "nbr", summary = "neutralization-based reclamation: signals restart readers, writers reserve (Singh et al. 2021, Alg. 1)";
+  static constexpr bool piggyback = false;
+  static constexpr std::tuple<> tunables{};
+};
+struct nbr_low_watermark {
+  static constexpr std::string_view name = "nbr_plus", summary = "NBR+: NBR that also frees by piggybacking on other threads' completed rounds (Singh et al. 2021, Alg. 2)";
+  static constexpr bool piggyback = true;
   static constexpr std::tuple tunables{
-      tunable{"bag_threshold", &config::bag_threshold, "retirements per reclamation round", std::size_t{1}},
-      tunable{"ack_timeout_ms", &config::ack_timeout, "milliseconds a round waits for signalled threads", std::chrono::milliseconds{1}},
-      tunable{"signal_every_thread", &config::signal_every_thread, "signal every registered thread each round, as Algorithm 1 does"}};
+      tunable{"low_watermark_percent", &nbr_config::low_watermark_percent, "low watermark, percent of bag_threshold, where a thread starts watching other threads' rounds", 1u},
+      tunable{"piggyback_check_every", &nbr_config::piggyback_check_every, "retirements between looks at other threads' completed rounds", 1u}};
+};
+
+template <class Watermarks>
+struct nbr_rule_with : rule_defaults {
+  static constexpr std::string_view name = Watermarks::name, summary = Watermarks::summary;
+  using watermarks = Watermarks;
+  using config = nbr_config;
+  static constexpr auto tunables = std::tuple_cat(
+      std::tuple{tunable{"bag_threshold", &config::bag_threshold, "retirements per reclamation round", std::size_t{1}},
+                 tunable{"ack_timeout_ms", &config::ack_timeout, "milliseconds a round waits for signalled threads", std::chrono::milliseconds{1}},
+                 tunable{"signal_every_thread", &config::signal_every_thread, "signal every registered thread each round, as Algorithm 1 does"}},
+      Watermarks::tunables);
+  static void validate(const config& c) {
+    if (Watermarks::piggyback && c.low_watermark_percent >= 100)
+      throw std::invalid_argument(std::string(name) + ": low_watermark_percent must be below 100 (the high watermark)");
+  }
   static constexpr reclaimer_traits traits{
       .protects_unlinked_traversal = true, .continues_after_write = false, .bounded_garbage = true, .metrics = {.signals = true, .restarts = true}};
-  // Tests: a round every 16 retirements, so neutralization signals fly constantly.
-  static config eager_config() { return {.bag_threshold = 16}; }
+  // Tests: a round every 16 retirements, so neutralization signals fly constantly; NBR+ watches
+  // from 8 and looks at every retirement.
+  static config eager_config() { return {.bag_threshold = 16, .low_watermark_percent = 50, .piggyback_check_every = 1}; }
 
   // Most nodes one reserve() may name (the paper's R; its structures need at most 3).
   static constexpr unsigned reservation_slots = 8;
@@ -134,6 +194,10 @@ struct nbr_rule : rule_defaults {
     core::atomic<const core::retired_node*> reserved[reservation_slots] = {};
     core::atomic<std::uint32_t> senders{gone};
     pthread_t thread{};  // written while `gone` is set, read by senders that saw it clear
+    // NBR+: rounds this thread began (RMWs only: bookmarks read it with fetch_add 0), and the
+    // number of the last one every signalled thread acknowledged.
+    core::atomic<std::uint64_t> rounds_begun{0};
+    core::atomic<std::uint64_t> round_done{0};
   };
 
   template <class Base>
@@ -149,6 +213,8 @@ struct nbr_rule : rule_defaults {
    public:
     // Rounds abandoned because a signalled thread did not acknowledge within ack_timeout.
     std::uint64_t timed_out_rounds() const { return timed_out_rounds_; }
+    // NBR+: frees made by piggybacking on another thread's round (no signal sent).
+    std::uint64_t piggybacked_rounds() const { return piggybacked_rounds_; }
 
    protected:
     explicit thread_state(typename Base::domain_type& d) : Base(d) {
@@ -234,7 +300,11 @@ struct nbr_rule : rule_defaults {
       if (in_read_) detail::misuse("nbr: retire() inside a read phase (it belongs to the write phase)");
       bag_.push(n);
       this->tc().note_retired();
-      if (bag_.size() >= next_round_at_) reclaim();
+      if (bag_.size() >= next_round_at_) {
+        reclaim();  // the high watermark
+      } else if constexpr (Watermarks::piggyback) {
+        if (bag_.size() >= low_mark_) watch_rounds();
+      }
     }
 
     std::size_t unreclaimed() const { return bag_.size(); }
@@ -285,13 +355,65 @@ struct nbr_rule : rule_defaults {
     void reclaim() {
       bag_.splice(this->adopt_orphans());  // unlinked before donation: safe to include
       if (neutralize_others()) {
+        if constexpr (Watermarks::piggyback) {
+          // release: every acknowledgement acquired above happens before a piggybacking
+          // thread's acquire load of this number (and its scan).
+          this->slot().round_done.store(round_, core::mo_release);
+        }
         collect_reservations();
         this->release_safe(reserved_.extract_unprotected(bag_));
       } else {
         ++timed_out_rounds_;
       }
       // What stays is reserved (or unacknowledged): the next round waits for as many new nodes.
-      next_round_at_ = bag_.size() + this->domain().configuration().bag_threshold;
+      reset_watermarks();
+    }
+
+    void reset_watermarks() {
+      const auto& cfg = this->domain().configuration();
+      next_round_at_ = bag_.size() + cfg.bag_threshold;
+      if constexpr (Watermarks::piggyback) {
+        low_mark_ = bag_.size() + std::max<std::size_t>(1, cfg.bag_threshold * cfg.low_watermark_percent / 100);
+        bookmark_ = 0;
+      }
+    }
+
+    // NBR+ (Algorithm 2, lines 12-24), past the low watermark, in a write phase.
+    void watch_rounds() {
+      if (bookmark_ == 0) {  // line 13: first retirement past the low watermark
+        bookmark_ = bag_.size();
+        watched_.clear();
+        slot* self = &this->slot();
+        this->for_each_slot([&](slot& s) {
+          if (&s == self) return;
+          // release RMW (fetch_add 0): the bookmarked nodes' unlinks happen before any round
+          // whose (acquire) begin RMW comes later on this word (header, NBR+ "Why it is safe").
+          watched_.push_back({&s, s.rounds_begun.fetch_add(0, core::mo_release)});
+        });
+        since_look_ = 0;
+        return;
+      }
+      if (++since_look_ < this->domain().configuration().piggyback_check_every) return;
+      since_look_ = 0;
+      for (const target& w : watched_) {
+        // acquire: pairs with the release store of a completed round, so its acknowledgements
+        // and the reservations its snapshots acquired happen before our scan.
+        if (w.s->round_done.load(core::mo_acquire) > w.seen) {
+          piggyback();
+          return;
+        }
+      }
+    }
+
+    // Frees the bookmarked prefix of the bag except what is reserved (line 19).
+    void piggyback() {
+      std::size_t i = 0;
+      detail::limbo_bag prefix = bag_.extract_if([&](const core::retired_node*) { return i++ < bookmark_; });
+      collect_reservations();
+      this->release_safe(reserved_.extract_unprotected(prefix));
+      bag_.splice(std::move(prefix));  // the reserved ones wait for a later round
+      ++piggybacked_rounds_;
+      reset_watermarks();
     }
 
     // Sends the signal unless the slot's thread is gone or leaving; true if sent.
@@ -310,6 +432,13 @@ struct nbr_rule : rule_defaults {
     bool neutralize_others() {
       const auto& cfg = this->domain().configuration();
       const std::uint64_t start = core::monotonic_ns();
+      if constexpr (Watermarks::piggyback) {
+        // acquire RMW: synchronizes with every (release) bookmark RMW before it on this word,
+        // so their unlinks happen before our snapshots (the seq_cst fence below would acquire
+        // it too, as Relacy confirms; the RMW's own acquire is what TSan, which does not model
+        // fences, sees). The only increments are ours, so the value is our round's number.
+        round_ = this->slot().rounds_begun.fetch_add(1, core::mo_acquire) + 1;
+      }
       // seq_cst fence: pairs with the fence in the constructor (proof point (d)).
       core::fence(core::mo_seq_cst);
       targets_.clear();
@@ -378,13 +507,27 @@ struct nbr_rule : rule_defaults {
     detail::protected_set reserved_;
     std::size_t next_round_at_ = this->domain().configuration().bag_threshold;
     std::uint64_t timed_out_rounds_ = 0;
+    // NBR+ only.
+    std::size_t low_mark_ = std::max<std::size_t>(1, this->domain().configuration().bag_threshold *
+                                                         this->domain().configuration().low_watermark_percent / 100);
+    std::size_t bookmark_ = 0;  // nodes at the front of bag_ unlinked before the watch; 0: not watching
+    std::vector<target> watched_;  // every other slot and its rounds_begun at the bookmark
+    std::uint64_t round_ = 0;      // the number of our round in progress
+    std::uint64_t piggybacked_rounds_ = 0;
+    unsigned since_look_ = 0;
     unsigned reserved_count_ = 0;
     bool in_read_ = false;
   };
 };
 
+using nbr_rule = nbr_rule_with<nbr_high_watermark_only>;
+using nbr_plus_rule = nbr_rule_with<nbr_low_watermark>;
+
 template <class FreePolicy = core::batch_free> using basic_nbr = basic_domain<nbr_rule, FreePolicy>;
 using nbr = basic_nbr<>;
 using nbr_af = basic_nbr<core::amortized_free<>>;
+template <class FreePolicy = core::batch_free> using basic_nbr_plus = basic_domain<nbr_plus_rule, FreePolicy>;
+using nbr_plus = basic_nbr_plus<>;
+using nbr_plus_af = basic_nbr_plus<core::amortized_free<>>;
 
 }  // namespace smr
