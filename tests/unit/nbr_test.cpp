@@ -127,66 +127,74 @@ TEST(Nbr, ReaderInReadPhaseIsRestartedBeforeItsNodeIsFreed) {
   smr::core::free_node(b);
 }
 
-// A reader that blocks the signal is the late-delivery case: the reclaimer must give up the
-// round (never free under the reader), then succeed once the reader has been neutralized.
-TEST(Nbr, UnacknowledgedRoundFreesNothingAndRetriesLater) {
-  smr::nbr domain({.bag_threshold = 1, .ack_timeout = milliseconds(30)});
+// The late-delivery scene: a reader thread that blocks the signal parks in a read phase holding
+// `a`, root's node; unlink_a() swings root to `b`, after which the test retires `a`. The reader
+// leaves its read phase (reserve) once released; the scene joins it and frees `b`.
+template <class Domain>
+struct blocked_reader_scene {
   std::atomic<bool> a_freed{false};
   tnode* a = make(1, &a_freed);
   tnode* b = make(2);
   smr::nbr::atomic_ptr<tnode> root;
-  root.store(a, smr::core::mo_release);
-
   parked_reader reader;
-  std::thread t([&] {
-    block_signal(SIGUSR1, true);
-    reader.run(domain, root, &a_freed);
-  });
+  std::thread thread;
+
+  explicit blocked_reader_scene(Domain& domain) {
+    root.store(a, smr::core::mo_release);
+    thread = std::thread([this, &domain] {
+      block_signal(SIGUSR1, true);  // delivery is late: the reader cannot react yet
+      reader.run(domain, root, &a_freed);
+    });
+  }
+  ~blocked_reader_scene() {
+    release_and_join();
+    smr::core::free_node(b);
+  }
+  bool unlink_a() {
+    if (!wait_for(reader.parked)) return false;
+    root.store(b, smr::core::mo_release);
+    return true;
+  }
+  void release_and_join() {
+    reader.release.store(true, std::memory_order_release);
+    if (thread.joinable()) thread.join();
+  }
+};
+
+// A reader that blocks the signal is the late-delivery case: the reclaimer must give up the
+// round (never free under the reader), then succeed once the reader has been neutralized.
+TEST(Nbr, UnacknowledgedRoundFreesNothingAndRetriesLater) {
+  smr::nbr domain({.bag_threshold = 1, .ack_timeout = milliseconds(30)});
+  blocked_reader_scene scene(domain);
   {
     auto h = domain.attach();
-    ASSERT_TRUE(wait_for(reader.parked));
-    root.store(b, smr::core::mo_release);
-    retire_in_op(h, a);
+    ASSERT_TRUE(scene.unlink_a());
+    retire_in_op(h, scene.a);
     EXPECT_EQ(h.timed_out_rounds(), 1u);
-    EXPECT_FALSE(a_freed.load()) << "freed a node under a reader that had not acknowledged";
+    EXPECT_FALSE(scene.a_freed.load()) << "freed a node under a reader that had not acknowledged";
     EXPECT_EQ(h.unreclaimed(), 1u);
-    reader.release.store(true, std::memory_order_release);
-    t.join();  // the reader left its read phase (reserve) and exited
+    scene.release_and_join();  // the reader left its read phase (reserve) and exited
     retire_in_op(h, make(3));  // the next round: nothing holds a any more
-    EXPECT_TRUE(a_freed.load());
+    EXPECT_TRUE(scene.a_freed.load());
     EXPECT_EQ(h.unreclaimed(), 0u);
   }
-  EXPECT_FALSE(reader.saw_freed_while_parked.load());
-  EXPECT_EQ(reader.runs.load(), 1);  // the signal stayed blocked until the thread ended
-  smr::core::free_node(b);
+  EXPECT_FALSE(scene.reader.saw_freed_while_parked.load());
+  EXPECT_EQ(scene.reader.runs.load(), 1);  // the signal stayed blocked until the thread ended
 }
 
 // The same scenario with the acknowledgement wait removed (the planted bug): the node is freed
 // while the reader still holds it. This is the failure the handshake exists to prevent.
 TEST(Nbr, PlantedBugWithoutAckWaitFreesUnderAReader) {
   smr::test::planted_nbr domain({.bag_threshold = 1});
-  std::atomic<bool> a_freed{false};
-  tnode* a = make(1, &a_freed);
-  tnode* b = make(2);
-  smr::nbr::atomic_ptr<tnode> root;
-  root.store(a, smr::core::mo_release);
-
-  parked_reader reader;
-  std::thread t([&] {
-    block_signal(SIGUSR1, true);  // delivery is late: the reader cannot react yet
-    reader.run(domain, root, &a_freed);
-  });
+  blocked_reader_scene scene(domain);
   {
     auto h = domain.attach();
-    ASSERT_TRUE(wait_for(reader.parked));
-    root.store(b, smr::core::mo_release);
-    retire_in_op(h, a);
-    reader.release.store(true, std::memory_order_release);
-    t.join();
+    ASSERT_TRUE(scene.unlink_a());
+    retire_in_op(h, scene.a);
+    scene.release_and_join();
   }
-  EXPECT_TRUE(reader.saw_freed_while_parked.load())
+  EXPECT_TRUE(scene.reader.saw_freed_while_parked.load())
       << "without the acknowledgement wait the node should have been freed under the reader";
-  smr::core::free_node(b);
 }
 
 class NbrWriter : public ::testing::TestWithParam<bool> {};
@@ -525,20 +533,12 @@ TEST(NbrPlus, ARoundBegunBeforeTheBookmarkDoesNotCount) {
 // and the reader's node, which is also in the bookmarked bag, survives.
 TEST(NbrPlus, ATimedOutRoundDoesNotCount) {
   smr::nbr_plus domain(plus_config(milliseconds(30)));
-  std::atomic<bool> a_freed{false};
-  tnode* a = make(1, &a_freed);
-  tnode* b = make(2);
-  smr::nbr_plus::atomic_ptr<tnode> root;
-  root.store(a, smr::core::mo_release);
-  parked_reader reader;
-  std::thread t([&] {
-    block_signal(SIGUSR1, true);
-    reader.run(domain, root, &a_freed);
-  });
+  blocked_reader_scene scene(domain);
   auto h = domain.attach();
-  ASSERT_TRUE(wait_for(reader.parked));
-  root.store(b, smr::core::mo_release);
-  retire_in_op(h, a);
+  // The other thread's slot must exist at the bookmark to be watched (see the next test).
+  std::thread([&] { auto other = domain.attach(); }).join();
+  ASSERT_TRUE(scene.unlink_a());
+  retire_in_op(h, scene.a);
   for (int i = 0; i < 3; ++i) retire_in_op(h, make(10 + i));  // bookmark: a and three more
   std::thread([&] {
     auto other = domain.attach();
@@ -546,14 +546,12 @@ TEST(NbrPlus, ATimedOutRoundDoesNotCount) {
     EXPECT_EQ(other.timed_out_rounds(), 1u);
   }).join();  // its exit runs one more round, which times out too
   retire_in_op(h, make(20));
-  EXPECT_FALSE(a_freed.load()) << "freed under a reader after a round that timed out";
+  EXPECT_FALSE(scene.a_freed.load()) << "freed under a reader after a round that timed out";
   EXPECT_EQ(h.piggybacked_rounds(), 0u);
-  reader.release.store(true, std::memory_order_release);
-  t.join();
-  EXPECT_FALSE(reader.saw_freed_while_parked.load());
+  scene.release_and_join();
+  EXPECT_FALSE(scene.reader.saw_freed_while_parked.load());
   h.reclaim_now();
-  EXPECT_TRUE(a_freed.load());
-  smr::core::free_node(b);
+  EXPECT_TRUE(scene.a_freed.load());
 }
 
 // A slot first used after the bookmark is not watched until the next one (its rounds could not
