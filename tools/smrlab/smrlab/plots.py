@@ -114,16 +114,56 @@ def _facets(rows: list, fixed: set) -> list:
              members) for key, members in groups.items()]
 
 
+# Panels side by side share one y scale when their largest values are within this factor;
+# a panel on a much smaller scale (a list next to a hash map) keeps its own, or it would be flat.
+SHARED_SCALE_RATIO = 10
+SHARED_Y = f"panels in a row share the y axis where their scales are within {SHARED_SCALE_RATIO}×"
+
+
 def _grid(n: int, width: float = 5.2, height: float = 3.9, sharex: bool = True):
-    """Panels side by side share the y axis (one row, one scale) and all share x."""
+    """Panels in rows of three, all sharing x; _share_y() decides the y scales once drawn."""
     cols = min(3, n)
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows + 0.6),
-                             squeeze=False, sharey="row", sharex="all" if sharex else "none",
+                             squeeze=False, sharex="all" if sharex else "none",
                              layout="constrained")
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     return fig, list(axes.flat)
+
+
+def _share_y(axes: list, log: bool = False):
+    """After drawing: in each row, panels whose largest values are within SHARED_SCALE_RATIO of
+    the largest in their group share one y axis (linear scales from 0 to the group's top); the
+    first panel of each group carries the y label. Limits are set here, once every panel has
+    its data, so that no panel is clipped by a scale frozen before the others were drawn."""
+    rows: dict = {}
+    for ax in axes:
+        if ax.get_visible():
+            rows.setdefault(ax.get_subplotspec().rowspan.start, []).append(ax)
+    for row in rows.values():
+        top: dict = {}
+        for ax in row:
+            ax.relim()
+            ax.autoscale_view()
+            top[ax] = ax.get_ylim()[1]   # before any sharing copies one panel's limits to another
+        groups: list = []
+        for ax in sorted(row, key=top.get, reverse=True):
+            if groups and top[ax] * SHARED_SCALE_RATIO >= top[groups[-1][0]]:
+                groups[-1].append(ax)
+            else:
+                groups.append([ax])
+        label = next((a.get_ylabel() for a in row if a.get_ylabel()), "")
+        for group in groups:
+            group_top = top[group[0]]
+            group.sort(key=lambda a: a.get_subplotspec().colspan.start)
+            first = group[0]
+            for ax in group[1:]:
+                ax.sharey(first)
+            if not log:
+                first.set_ylim(0, group_top)
+            for ax in group:
+                ax.set_ylabel(label if ax is first else "")
 
 
 def _legend(fig, axes, ncols: int = 6):
@@ -137,14 +177,12 @@ def _legend(fig, axes, ncols: int = 6):
 
 
 def _y_axis(ax, metric: str, log: bool):
-    """The y label goes on the first panel of each row only: the row shares its y axis."""
-    if ax.get_subplotspec().is_first_col():
-        ax.set_ylabel(metrics.label(metric))
+    """The y label and scale of a panel; _share_y() then sets the limits (from 0 where linear:
+    throughput, memory and counts start at 0) and keeps one label per shared scale."""
+    ax.set_ylabel(metrics.label(metric))
     if log:
         ax.set_yscale("log")
         _plain_log_ticks(ax.yaxis)
-    else:
-        ax.set_ylim(bottom=0)           # throughput, memory, counts: the scale starts at 0
 
 
 def _plain_log_ticks(axis):
@@ -198,11 +236,14 @@ def _lines(rows, metric, x, logx, logy, out_dir, prefix) -> list:
         ticks = sorted({r.axis(x) for r in rows})
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.grid(alpha=0.3)
+    _share_y(axes, logy)
+    for ax in axes:     # sharing x hides the labels above a panel; a row may have none below
+        ax.tick_params(axis="x", labelbottom=True)
     _legend(fig, axes)
     what = f"{metrics.METRICS[metric][0]} vs {x.replace('_', ' ')}"
     fig.suptitle(what)
     caption = (f"{what}{' (log scale)' if logx or logy else ''}: {CAPTION_STATS}; one panel per "
-               f"{', '.join(panel_axes) or 'experiment'}, panels in a row share the y axis.")
+               f"{', '.join(panel_axes) or 'experiment'}, {SHARED_Y}.")
     return [_save(fig, out_dir, f"{prefix}-{_slug(metric)}-vs-{_slug(x)}", what, table,
                   metric=metric, caption=caption)]
 
@@ -255,6 +296,7 @@ def _bars(rows, spec, out_dir, prefix, logy_metrics=()) -> list:
         if title:
             ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
+    _share_y(axes, log)
     if group:       # colour is the reclaimer; the hatch tells the group apart
         fig.legend(handles=[Patch(facecolor="white", edgecolor="black", label=f"{group}={g}",
                                   hatch=hatches[i % len(hatches)])
@@ -360,11 +402,10 @@ def _per_epoch(loaded: list, out_dir: Path, prefix: str) -> list:
         ax.set_title(f"{config.describe()} #{trial}", fontsize=9)
         ax.set_xlabel("epoch")
         ax.set_ylabel(s.what, fontsize=9)
-        ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         table += [[config.describe(), trial, e, v, s.what] for e, v in zip(s.epochs, s.values)]
+    _share_y(axes)
     title = "garbage per epoch (Epochs too epic Fig. 4)"
     fig.suptitle(title)
     return [_save(fig, out_dir, f"{prefix}-garbage-per-epoch", title, table,
-                  caption=f"{title}: one panel per configuration (first trial); panels in a "
-                          f"row share the y axis.")]
+                  caption=f"{title}: one panel per configuration (first trial); {SHARED_Y}.")]

@@ -130,3 +130,26 @@ def test_a_log_axis_is_drawn_log(experiment_file, tmp_path, fake, drawn, capsys)
     assert ns["axes"][0].get_yscale() == "log"
     ops = next(d for d in drawn if d["name"] == "tiny-throughput_ops_s-vs-threads")
     assert ops["axes"][0].get_yscale() == "linear" and ops["axes"][0].get_ylim()[0] == 0
+
+
+def test_panels_of_very_different_scale_keep_their_own_y_axis_and_none_is_clipped():
+    """A hash map (tens of Mops/s) beside a list (tenths) must not flatten the list, and a
+    panel drawn after the first must not be cut off at the first one's top."""
+    import matplotlib.pyplot as plt
+    from smrlab import plots
+    fig, axes = plots._grid(3)
+    axes[0].plot([1, 2], [10, 40])
+    axes[1].plot([1, 2], [20, 65])        # higher than the first panel: must not be clipped
+    axes[2].plot([1, 2], [0.05, 0.09])    # 700x smaller: its own scale
+    for ax in axes:
+        ax.set_ylabel("throughput")
+    plots._share_y(axes)
+    big, bigger, small = axes
+    assert big.get_ylim()[0] == 0 and big.get_ylim() == bigger.get_ylim()
+    assert big.get_ylim()[1] >= 65
+    assert big.get_shared_y_axes().joined(big, bigger)
+    assert not big.get_shared_y_axes().joined(big, small)
+    assert small.get_ylim()[0] == 0 and 0.09 <= small.get_ylim()[1] < 1
+    assert big.get_ylabel() == "throughput" and bigger.get_ylabel() == "" \
+        and small.get_ylabel() == "throughput"
+    plt.close(fig)
