@@ -10,9 +10,12 @@
 //                   read phase iff the value it replaced was odd;
 //   reservations    stored relaxed before reserve()'s RMW, cleared with release stores;
 //   a round         seq_cst fence; an acq_rel fetch_add(0) snapshot of every other thread's
-//                   phase; a signal to each odd one; a wait (acquire loads) until each odd
-//                   word has changed; an acquire scan of the reservations; the unreserved
-//                   nodes of the bag are freed.
+//                   phase; a signal to each odd one; the round stays pending, and each later
+//                   look (acquire loads) checks whether every odd word has changed; once so,
+//                   an acquire scan of the reservations and the unreserved nodes of the
+//                   round's batch are freed, the reserved ones go back to the bag. With
+//                   max_pending_rounds pending, a new round first waits for the oldest; at
+//                   exit a thread waits for all of its rounds.
 // Signals. pthread_kill only marks a signal pending; the model keeps a `pending` flag per
 // thread. The target polls it at every step of its read phase, of its write phase and of any
 // wait, and Relacy chooses at each poll whether the kernel delivers now or later (late delivery,
@@ -21,17 +24,16 @@
 // standard signal. The `gone`/`senders` exit protocol (never signal a dead thread) is not
 // modelled: it guards pthread_kill, not memory.
 //
-// Threads: thread 0 pops twice; thread 1 pops, pushes and pops. Every retirement starts a round
-// (bag threshold 1), so each thread both reclaims and gets neutralized.
+// Threads: thread 0 pops twice; thread 1 pops, pushes and pops. Every retirement begins a round
+// (bag threshold 1) and at most one round may be pending (max_pending_rounds 1), so a thread's
+// second retirement waits at the cap when its first round is still pending; each thread both
+// reclaims and gets neutralized, and completes its last round on its way out.
 //
-// Planted bug (SMR_MODEL_PLANTED): the reclaimer frees without waiting for the signalled
-// threads' phase words to change (nbr_config::unsafe_skip_ack_wait): a reader still inside its
-// read phase, holding a node it has not reserved, reads it after the free.
+// Planted bug (SMR_MODEL_PLANTED): a round frees its batch without waiting for the signalled
+// threads' phase words to change (tests' planted_nbr): a reader still inside its read phase,
+// holding a node it has not reserved, reads it after the free.
 //
-// Explored: 200,000 random schedules and the exhaustive context-bound search with one
-// preemption, 2,171,680 schedules (about 16 s here); in about half of them a read phase is
-// neutralized and in a third a signal is handled late (outside the read phase it interrupted).
-// The planted bug is found by the context-bound search at schedule 17,218.
+// Explored: see docs/verification.md.
 #include <optional>
 
 #include "nbr_protocol.hpp"
@@ -43,25 +45,27 @@ using smr::model::nbr::nbr_protocol;
 using smr::model::nbr::max_value;
 
 struct nbr_model : nbr_protocol<nbr_model, 2> {
-  // The plant: free without waiting for the signalled threads' acknowledgements.
+  // The plant: free without waiting for the signalled threads to move on.
   static constexpr bool skip_ack_wait = smr::model::planted;
   static constexpr bool numbered_rounds = false;  // NBR alone: nbr_plus_model.cpp has them
 
+  static constexpr unsigned max_pending_rounds = 1;
+
   void retire(unsigned t, smr::model::nbr::node* n) {
     bags[t].push(n);
-    neutralize(t);  // bag threshold 1: a round per retirement
-    free_unreserved(t, bags[t]);
+    begin_round(t);  // bag threshold 1: a round per retirement
   }
 
   void thread(unsigned t) {
     if (t == 0) {
       record(0, pop(0));
       record(0, pop(0));
-      return;
+    } else {
+      record(1, pop(1));
+      push(1, max_value);
+      record(1, pop(1));
     }
-    record(1, pop(1));
-    push(1, max_value);
-    record(1, pop(1));
+    finish_rounds(t);
   }
 
 };

@@ -8,8 +8,9 @@
 //     their round_done twice; once one is above what it bookmarked, it frees its unreserved
 //     bookmarked nodes without signalling anyone;
 //   thread 1 pops twice: a reader whose read phases may hold thread 0's node;
-//   thread 2 pushes a node, then runs one round (acquire begin RMW, fence, snapshots, signals,
-//     acknowledgements, release store of the completed round's number).
+//   thread 2 pushes a node, then runs one round (acquire begin RMW, fence, snapshots, signals;
+//     then, on its way out, the wait for the round to complete and the release store of its
+//     number).
 // Signals are delivered late or early at every step, as in nbr_model.cpp.
 //
 // Planted bug (SMR_MODEL_PLANTED): the bookmark reads rounds_begun with a relaxed load instead
@@ -30,6 +31,7 @@ using smr::model::nbr::nbr_protocol;
 struct nbr_plus_model : nbr_protocol<nbr_plus_model, 3> {
   static constexpr bool skip_ack_wait = false;
   static constexpr bool numbered_rounds = true;
+  static constexpr unsigned max_pending_rounds = 1;
 
   std::uint64_t bookmarked[3] = {};
   static inline unsigned long long piggyback_iterations = 0;
@@ -54,7 +56,7 @@ struct nbr_plus_model : nbr_protocol<nbr_plus_model, 3> {
   bool look(unsigned t) {
     for (unsigned u = 0; u < 3; ++u) {
       if (u == t) continue;
-      // acquire: pairs with the round's release store (nbr_protocol::neutralize).
+      // acquire: pairs with the round's release store (nbr_protocol::complete_rounds).
       const bool later_round = slots[u].round_done.load(mo_acquire) > bookmarked[u];
       RL_ASSERT(!poll(t));
       if (later_round) {
@@ -80,7 +82,8 @@ struct nbr_plus_model : nbr_protocol<nbr_plus_model, 3> {
       return;
     }
     push(2, smr::model::nbr::max_value);
-    neutralize(2);
+    begin_round(2);
+    finish_rounds(2);
   }
 
   void after() {

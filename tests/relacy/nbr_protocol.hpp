@@ -1,7 +1,8 @@
 // The NBR handshake restated for the Relacy models (nbr_model.cpp, nbr_plus_model.cpp): a
 // Treiber stack popped in restartable read phases, simulated asynchronous signal delivery, and
-// a reclamation round (nbr.hpp), with NBR+'s round numbers. Each model supplies retire() (what a
-// retirement does), thread() and skip_ack_wait (its plant, if any). See nbr_model.cpp for what
+// reclamation rounds that stay pending until the threads they caught move on, completed on later
+// looks or at the cap (nbr.hpp), with NBR+'s round numbers. Each model supplies retire() (what a
+// retirement does), thread(), max_pending_rounds and skip_ack_wait (its plant, if any). See nbr_model.cpp for what
 // is modelled and what is not.
 #pragma once
 
@@ -57,10 +58,10 @@ struct nbr_protocol : rl::test_suite<Model, N> {
   bool late = false;
 
   static void report() {
-    std::printf("                   read phases neutralized in %llu, signals handled late in %llu"
-                " of %llu iterations\n",
-                restart_iterations, late_iterations, iterations);
-    restart_iterations = late_iterations = 0;
+    std::printf("                   read phases neutralized in %llu, signals handled late in %llu,"
+                " a round waited at the cap in %llu, of %llu iterations\n",
+                restart_iterations, late_iterations, cap_wait_iterations, iterations);
+    restart_iterations = late_iterations = cap_wait_iterations = 0;
   }
 
   void before() {
@@ -153,46 +154,97 @@ struct nbr_protocol : rl::test_suite<Model, N> {
 
   Model& model() { return static_cast<Model&>(*this); }
 
-  // Steps 1-3 of a round, run by thread t in its write phase; NBR+ numbers it (its begin RMW)
-  // and publishes it once every signalled thread acknowledged. Returns the round's number.
-  std::uint64_t neutralize(unsigned t) {
-    std::uint64_t round = 0;
+  // A round begun and not yet complete (nbr.hpp, pending_round).
+  struct target {
+    unsigned u;
+    std::uint64_t seen;
+  };
+  struct pending_round {
+    limbo_bag batch;
+    target targets[N];
+    unsigned n_targets = 0;
+    unsigned acknowledged = 0;
+    std::uint64_t number = 0;
+  };
+  static constexpr unsigned max_pending = 2;  // per thread; Model::max_pending_rounds <= this
+  pending_round pending[N][max_pending];
+  unsigned pending_head[N] = {};
+  unsigned pending_count[N] = {};
+  static inline unsigned long long cap_wait_iterations = 0;
+  bool waited_at_cap = false;
+
+  // Steps 1-2 of a round, run by thread t in its write phase: its bag becomes the round's
+  // batch; NBR+ numbers the round (its begin RMW). At Model::max_pending_rounds pending rounds
+  // it first waits for the oldest (nbr.hpp, begin_round).
+  void begin_round(unsigned t) {
+    static_assert(Model::max_pending_rounds >= 1 && Model::max_pending_rounds <= max_pending);
+    if (pending_count[t] == Model::max_pending_rounds) {
+      waited_at_cap = true;
+      while (complete_rounds(t, 1) == 0) {
+        RL_ASSERT(!poll(t));  // our own handler runs while we wait; we are in a write phase
+        spin_pause();
+      }
+    }
+    pending_round& r = pending[t][(pending_head[t] + pending_count[t]) % Model::max_pending_rounds];
     if constexpr (Model::numbered_rounds) {
       // acquire RMW: synchronizes with the (release) bookmarks before it (nbr.hpp, NBR+).
-      round = slots[t].rounds_begun.fetch_add(1, mo_acquire) + 1;
+      r.number = slots[t].rounds_begun.fetch_add(1, mo_acquire) + 1;
     }
+    r.batch = bags[t].take_all();
+    ++pending_count[t];
     // seq_cst fence: nbr.hpp's proof point (d) (threads attaching mid-round); kept so that the
     // model's orderings are exactly the reclaimer's.
     fence(mo_seq_cst);
-    struct target {
-      unsigned u;
-      std::uint64_t seen;
-    };
-    target targets[N];
-    unsigned n_targets = 0;
+    r.n_targets = 0;
+    r.acknowledged = 0;
     for (unsigned u = 0; u < N; ++u) {
       if (u == t) continue;
       // acq_rel snapshot S (fetch_add 0): nbr.hpp proof points (a)-(c).
       const std::uint64_t seen_phase = slots[u].phase.fetch_add(0, mo_acq_rel);
       if ((seen_phase & 1) != 0) {
         slots[u].pending.store(true, mo_relaxed);  // pthread_kill: delivery comes later
-        targets[n_targets++] = {u, seen_phase};
+        r.targets[r.n_targets++] = {u, seen_phase};
       }
     }
-    if (!Model::skip_ack_wait) {
-      for (unsigned i = 0; i < n_targets; ++i) {
+    if (Model::skip_ack_wait) r.acknowledged = r.n_targets;  // the plant
+    complete_rounds(t, max_pending);
+  }
+
+  // Steps 3-4, oldest round first, without waiting: a round whose caught threads all moved on
+  // frees its unreserved nodes (the reserved ones go back to the bag); NBR+ publishes its
+  // number. Returns how many rounds completed (at most `most`).
+  unsigned complete_rounds(unsigned t, unsigned most) {
+    unsigned completed = 0;
+    while (pending_count[t] != 0 && completed < most) {
+      pending_round& r = pending[t][pending_head[t]];
+      for (; r.acknowledged < r.n_targets; ++r.acknowledged) {
+        const target& g = r.targets[r.acknowledged];
         // acquire: pairs with the handler's acq_rel RMW or the target's release reserve().
-        while (slots[targets[i].u].phase.load(mo_acquire) == targets[i].seen) {
-          RL_ASSERT(!poll(t));  // our own handler runs while we wait; we are in a write phase
-          spin_pause();
-        }
+        const bool moved_on = slots[g.u].phase.load(mo_acquire) != g.seen;
+        RL_ASSERT(!poll(t));
+        if (!moved_on) return completed;
+      }
+      if constexpr (Model::numbered_rounds) {
+        // release: the acknowledgements above happen before a piggybacking thread's acquire.
+        slots[t].round_done.store(r.number, mo_release);
+      }
+      free_unreserved(t, r.batch);
+      bags[t].splice(std::move(r.batch));
+      pending_head[t] = (pending_head[t] + 1) % Model::max_pending_rounds;
+      --pending_count[t];
+      ++completed;
+    }
+    return completed;
+  }
+
+  // The exit path (nbr.hpp, ~thread_state): waits until every pending round completed.
+  void finish_rounds(unsigned t) {
+    while (pending_count[t] != 0) {
+      if (complete_rounds(t, max_pending) == 0) {
+        RL_ASSERT(!poll(t));
+        spin_pause();
       }
     }
-    if constexpr (Model::numbered_rounds) {
-      // release: the acknowledgements above happen before a piggybacking thread's acquire.
-      slots[t].round_done.store(round, mo_release);
-    }
-    return round;
   }
 
   // reclaimFreeable: frees the nodes of `bag` that no thread reserves.
@@ -231,6 +283,14 @@ struct nbr_protocol : rl::test_suite<Model, N> {
     }
     for (limbo_bag& b : bags)
       while (retired_node* r = b.pop_front()) free_node(r);
+    for (unsigned t = 0; t < N; ++t)
+      for (pending_round& r : pending[t]) {
+        while (retired_node* n = r.batch.pop_front()) free_node(n);
+        r.acknowledged = r.n_targets = 0;
+      }
+    for (unsigned t = 0; t < N; ++t) pending_head[t] = pending_count[t] = 0;
+    if (waited_at_cap) ++cap_wait_iterations;
+    waited_at_cap = false;
     ++iterations;
     if (freed > 0) ++freeing_iterations;
     if (restarted) ++restart_iterations;

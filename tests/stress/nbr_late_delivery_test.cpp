@@ -4,7 +4,7 @@
 // tiny bag threshold. Run under ASan: any node freed under a reader is a use-after-free.
 //
 // The planted-bug tests show that the acknowledgement protocol is what makes this safe: with
-// `unsafe_skip_ack_wait` (free right after signalling, as a naive NBR does) the same workload
+// planted_nbr (a round frees right after signalling, as a naive NBR does) the same workload
 // reads freed nodes, detected through poisoned nodes in every build, and by ASan itself in ASan
 // builds. They are skipped under TSan, which would (rightly) report the planted race.
 #include <gtest/gtest.h>
@@ -74,12 +74,11 @@ class late_delivery {
 class NbrLateDeliveryStack : public ::testing::TestWithParam<bool> {};
 
 TEST_P(NbrLateDeliveryStack, TreiberStack) {
-  smr::nbr domain({.bag_threshold = 8,
-                   .ack_timeout = milliseconds(5),
-                   .signal_every_thread = GetParam()});
+  // Two rounds pending at most: blocked windows make the reclaimers wait at the cap too.
+  smr::nbr domain({.bag_threshold = 8, .max_pending_rounds = 2, .signal_every_thread = GetParam()});
   std::vector<std::uint64_t> pushed, popped;
   std::mutex merge;
-  std::atomic<std::uint64_t> timeouts{0};
+  std::atomic<std::uint64_t> waited{0};
   {
     smr::treiber_stack<std::uint64_t, smr::nbr> stack(domain);
     smr::test::run_threads(
@@ -99,7 +98,7 @@ TEST_P(NbrLateDeliveryStack, TreiberStack) {
               mine_out.push_back(*v);
             }
           }
-          timeouts += h.timed_out_rounds();
+          waited += h.waited_rounds();
           std::lock_guard<std::mutex> g(merge);
           pushed.insert(pushed.end(), mine_in.begin(), mine_in.end());
           popped.insert(popped.end(), mine_out.begin(), mine_out.end());
@@ -115,7 +114,7 @@ TEST_P(NbrLateDeliveryStack, TreiberStack) {
   EXPECT_LE(s.freed, s.retired);
   RecordProperty("signals", std::to_string(s.signals));
   RecordProperty("restarts", std::to_string(s.restarts));
-  RecordProperty("timed_out_rounds", std::to_string(timeouts.load()));
+  RecordProperty("waited_rounds", std::to_string(waited.load()));
 }
 
 INSTANTIATE_TEST_SUITE_P(SignalMode, NbrLateDeliveryStack, ::testing::Values(false, true),
@@ -124,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(SignalMode, NbrLateDeliveryStack, ::testing::Values(fal
 // Lists: searches are long read phases, so restarts and blocked windows overlap often.
 template <class Set>
 void run_list_with_late_delivery(const char* what) {
-  smr::nbr domain({.bag_threshold = 8, .ack_timeout = milliseconds(5)});
+  smr::nbr domain({.bag_threshold = 8, .max_pending_rounds = 2});
   constexpr std::uint64_t key_range = 64;
   std::atomic<std::uint64_t> sum{0};
   std::atomic<std::int64_t> count{0};
@@ -306,7 +305,7 @@ chain_result run_chains(const smr::nbr::config& cfg, milliseconds budget, bool s
   return out;
 }
 
-smr::nbr::config chain_config() { return {.bag_threshold = kChain, .ack_timeout = milliseconds(20)}; }
+smr::nbr::config chain_config() { return {.bag_threshold = kChain, .max_pending_rounds = 2}; }
 
 // The correct protocol: real frees (ASan watches every access) and no dead node ever seen.
 TEST(NbrLateDelivery, ChainsBlockedInsideReadPhases) {

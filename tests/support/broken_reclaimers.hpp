@@ -281,7 +281,8 @@ using claims_unlinked_traversal =
     basic_domain<claims_unlinked_traversal_rule<typename R::rule>, typename R::free_policy>;
 
 // ---------------------------------------------------------------------------------------------
-// PLANTED BUG: NBR that frees without waiting for acknowledgements (unsafe).
+// PLANTED BUG: NBR that frees a round's batch at once, without waiting for the threads it
+// caught in a read phase to move on (unsafe).
 struct planted_nbr_rule : nbr_rule {
   static constexpr bool wait_for_acknowledgements = false;
 };

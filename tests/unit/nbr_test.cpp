@@ -1,10 +1,11 @@
 // NBR handshake, step by step: a reader caught in a read phase is restarted before its nodes
 // are freed; a writer past reserve() is not restarted and its reservations survive; a reader
-// that cannot take the signal in time stops the round instead of being freed under; signals
-// and restarts are counted; the signal number is configurable; domains coexist; threads may
-// come and go while signals fly. NBR+: a thread past its low watermark frees its bookmarked
-// nodes, without signalling, once another thread completes a round begun after the bookmark,
-// and neither an earlier round nor a timed-out one counts.
+// that cannot take the signal yet keeps its round pending (nothing freed under it) while the
+// reclaimer goes on, until max_pending_rounds rounds are pending, where the reclaimer waits;
+// signals and restarts are counted; the signal number is configurable; domains coexist;
+// threads may come and go while signals fly. NBR+: a thread past its low watermark frees its
+// bookmarked nodes, without signalling, once another thread completes a round begun after the
+// bookmark, and neither an earlier round nor a pending one counts.
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,8 +25,14 @@ namespace {
 
 using std::chrono::milliseconds;
 constexpr std::uint64_t kMagic = 0x4E42524E4F444521ull;
-// For rounds that must succeed: only a broken handshake waits this long (then the test fails).
+// For rounds that must complete: only a broken handshake waits this long (then the test fails).
 constexpr milliseconds kPatient{10000};
+
+// A round that caught a reader completes on a later look: reclaim_now looks until it has.
+template <class Handle>
+bool rounds_complete(Handle& h) {
+  return h.reclaim_now(kPatient);
+}
 
 // A node that reports its own destruction.
 struct tnode : smr::nbr::node_base {
@@ -97,7 +104,7 @@ struct parked_reader {
 };
 
 TEST(Nbr, ReaderInReadPhaseIsRestartedBeforeItsNodeIsFreed) {
-  smr::nbr domain({.bag_threshold = 1, .ack_timeout = kPatient});
+  smr::nbr domain({.bag_threshold = 1});
   std::atomic<bool> a_freed{false};
   tnode* a = make(1, &a_freed);
   tnode* b = make(2);
@@ -111,7 +118,8 @@ TEST(Nbr, ReaderInReadPhaseIsRestartedBeforeItsNodeIsFreed) {
     ASSERT_TRUE(wait_for(reader.parked));
     root.store(b, smr::core::mo_release);  // unlink a
     retire_in_op(h, a);                    // bag reaches 1: a round
-    EXPECT_EQ(h.timed_out_rounds(), 0u);
+    ASSERT_TRUE(rounds_complete(h));
+    EXPECT_EQ(h.waited_rounds(), 0u);
     EXPECT_TRUE(a_freed.load()) << "the round should have freed the unlinked node";
     reader.release.store(true, std::memory_order_release);  // only matters if not restarted
     t.join();
@@ -161,25 +169,62 @@ struct blocked_reader_scene {
   }
 };
 
-// A reader that blocks the signal is the late-delivery case: the reclaimer must give up the
-// round (never free under the reader), then succeed once the reader has been neutralized.
-TEST(Nbr, UnacknowledgedRoundFreesNothingAndRetriesLater) {
-  smr::nbr domain({.bag_threshold = 1, .ack_timeout = milliseconds(30)});
+// A reader that blocks the signal is the late-delivery case (and a descheduled reader's): its
+// round stays pending and frees nothing under it, while the reclaimer goes on retiring and
+// beginning rounds without waiting; later rounds that find the reader where the first one did
+// do not signal it again. Once the reader moves on, every pending round completes.
+TEST(Nbr, ARoundPendingOnABlockedReaderFreesNothingAndDoesNotBlock) {
+  smr::nbr domain({.bag_threshold = 1, .max_pending_rounds = 4});
   blocked_reader_scene scene(domain);
   {
     auto h = domain.attach();
     ASSERT_TRUE(scene.unlink_a());
     retire_in_op(h, scene.a);
-    EXPECT_EQ(h.timed_out_rounds(), 1u);
-    EXPECT_FALSE(scene.a_freed.load()) << "freed a node under a reader that had not acknowledged";
-    EXPECT_EQ(h.unreclaimed(), 1u);
+    retire_in_op(h, make(3));
+    retire_in_op(h, make(4));
+    EXPECT_EQ(h.pending_rounds(), 3u);
+    EXPECT_EQ(h.waited_rounds(), 0u);
+    EXPECT_FALSE(scene.a_freed.load()) << "freed a node under a reader that had not moved on";
+    EXPECT_EQ(h.unreclaimed(), 3u);
+    EXPECT_EQ(domain.stats().signals, 1u) << "a reader whose signal is still pending was signalled again";
     scene.release_and_join();  // the reader left its read phase (reserve) and exited
-    retire_in_op(h, make(3));  // the next round: nothing holds a any more
+    ASSERT_TRUE(rounds_complete(h));
     EXPECT_TRUE(scene.a_freed.load());
     EXPECT_EQ(h.unreclaimed(), 0u);
+    EXPECT_EQ(h.pending_rounds(), 0u);
   }
   EXPECT_FALSE(scene.reader.saw_freed_while_parked.load());
   EXPECT_EQ(scene.reader.runs.load(), 1);  // the signal stayed blocked until the thread ended
+}
+
+// The garbage bound: with max_pending_rounds rounds pending on a reader that cannot move on,
+// the next round first waits for the oldest, so the reclaimer's garbage stops growing; it
+// resumes once the reader moves on.
+TEST(Nbr, AtMaxPendingRoundsTheNextRoundWaitsForTheOldest) {
+  smr::nbr domain({.bag_threshold = 1, .max_pending_rounds = 2});
+  blocked_reader_scene scene(domain);
+  std::atomic<bool> released{false};
+  {
+    auto h = domain.attach();
+    ASSERT_TRUE(scene.unlink_a());
+    retire_in_op(h, scene.a);
+    retire_in_op(h, make(3));
+    EXPECT_EQ(h.pending_rounds(), 2u);
+    EXPECT_EQ(h.unreclaimed(), 2u);
+    std::thread releaser([&] {
+      std::this_thread::sleep_for(milliseconds(50));
+      released.store(true, std::memory_order_release);
+      scene.release_and_join();
+    });
+    retire_in_op(h, make(4));  // a third round: waits until the reader has moved on
+    EXPECT_TRUE(released.load(std::memory_order_acquire)) << "the round did not wait at the cap";
+    EXPECT_EQ(h.waited_rounds(), 1u);
+    EXPECT_TRUE(scene.a_freed.load());
+    releaser.join();
+    ASSERT_TRUE(rounds_complete(h));
+    EXPECT_EQ(h.unreclaimed(), 0u);
+  }
+  EXPECT_FALSE(scene.reader.saw_freed_while_parked.load());
 }
 
 // The same scenario with the acknowledgement wait removed (the planted bug): the node is freed
@@ -299,7 +344,7 @@ TEST(Nbr, ReadPhaseEndsWithoutReserveAndGuardEndClearsReservations) {
 }
 
 TEST(Nbr, SignalNumberIsConfigurable) {
-  smr::nbr domain({.signal = SIGUSR2, .bag_threshold = 1, .ack_timeout = kPatient});
+  smr::nbr domain({.signal = SIGUSR2, .bag_threshold = 1});
   struct sigaction sa {};
   ASSERT_EQ(sigaction(SIGUSR2, nullptr, &sa), 0);
   EXPECT_TRUE((sa.sa_flags & SA_SIGINFO) != 0 && sa.sa_sigaction == &smr::nbr_detail::neutralize_handler);
@@ -319,6 +364,7 @@ TEST(Nbr, SignalNumberIsConfigurable) {
     ASSERT_TRUE(wait_for(reader.parked));
     root.store(b, smr::core::mo_release);
     retire_in_op(h, a);
+    ASSERT_TRUE(rounds_complete(h));
     EXPECT_TRUE(a_freed.load());
     reader.release.store(true, std::memory_order_release);
     t.join();
@@ -343,8 +389,8 @@ TEST(Nbr, RefusesUnusableOrForeignSignals) {
 // Two domains at once, one thread attached to both: a round in one domain neither signals nor
 // restarts a read phase of the other; each domain counts its own.
 TEST(Nbr, TwoDomainsAreIndependent) {
-  smr::nbr da({.bag_threshold = 1, .ack_timeout = kPatient});
-  smr::nbr db({.signal = SIGUSR2, .bag_threshold = 1, .ack_timeout = kPatient});
+  smr::nbr da({.bag_threshold = 1});
+  smr::nbr db({.signal = SIGUSR2, .bag_threshold = 1});
   std::atomic<bool> a_freed{false}, x_freed{false};
   tnode* a = make(1, &a_freed);
   tnode* b = make(2);
@@ -368,6 +414,7 @@ TEST(Nbr, TwoDomainsAreIndependent) {
     EXPECT_EQ(reader.runs.load(), 1);
     root.store(b, smr::core::mo_release);
     retire_in_op(ha, a);  // da: neutralizes the reader
+    ASSERT_TRUE(rounds_complete(ha));
     EXPECT_TRUE(a_freed.load());
     reader.release.store(true, std::memory_order_release);
     t.join();
@@ -458,12 +505,12 @@ TEST(Nbr, ThreadChurnWhileSignalling) {
 // ---- NBR+ (Algorithm 2): piggybacking on other threads' rounds ----
 
 // Bag 8: the low watermark is 4 (50%), and eager looks at every retirement.
-smr::nbr_plus::config plus_config(milliseconds ack = milliseconds(10000)) {
+smr::nbr_plus::config plus_config() {
   auto c = smr::nbr_plus::rule::eager_config();
   c.bag_threshold = 8;
+  c.max_pending_rounds = 4;
   c.low_watermark_percent = 50;
   c.piggyback_check_every = 1;
-  c.ack_timeout = ack;
   return c;
 }
 
@@ -473,7 +520,7 @@ void run_one_round_elsewhere(smr::nbr_plus& domain) {
   std::thread([&] {
     auto h = domain.attach();
     for (int i = 0; i < 8; ++i) retire_in_op(h, make(100 + i));
-    EXPECT_EQ(h.timed_out_rounds(), 0u);
+    EXPECT_EQ(h.pending_rounds(), 0u);
   }).join();
 }
 
@@ -529,10 +576,10 @@ TEST(NbrPlus, ARoundBegunBeforeTheBookmarkDoesNotCount) {
   EXPECT_EQ(h.piggybacked_rounds(), 1u);
 }
 
-// A round that timed out (a reader could not take the signal) proves nothing: no piggyback,
+// A round still pending (a reader could not take the signal yet) proves nothing: no piggyback,
 // and the reader's node, which is also in the bookmarked bag, survives.
-TEST(NbrPlus, ATimedOutRoundDoesNotCount) {
-  smr::nbr_plus domain(plus_config(milliseconds(30)));
+TEST(NbrPlus, APendingRoundDoesNotCount) {
+  smr::nbr_plus domain(plus_config());
   blocked_reader_scene scene(domain);
   auto h = domain.attach();
   // The other thread's slot must exist at the bookmark to be watched (see the next test).
@@ -540,15 +587,19 @@ TEST(NbrPlus, ATimedOutRoundDoesNotCount) {
   ASSERT_TRUE(scene.unlink_a());
   retire_in_op(h, scene.a);
   for (int i = 0; i < 3; ++i) retire_in_op(h, make(10 + i));  // bookmark: a and three more
-  std::thread([&] {
+  std::atomic<bool> other_done{false};
+  std::thread other_thread([&] {
     auto other = domain.attach();
     for (int i = 0; i < 8; ++i) retire_in_op(other, make(100 + i));
-    EXPECT_EQ(other.timed_out_rounds(), 1u);
-  }).join();  // its exit runs one more round, which times out too
+    EXPECT_EQ(other.pending_rounds(), 1u);
+    other_done.store(true, std::memory_order_release);
+  });  // its exit waits for its round, which the reader holds back
+  ASSERT_TRUE(wait_for(other_done));
   retire_in_op(h, make(20));
-  EXPECT_FALSE(scene.a_freed.load()) << "freed under a reader after a round that timed out";
+  EXPECT_FALSE(scene.a_freed.load()) << "freed under a reader after a round still pending";
   EXPECT_EQ(h.piggybacked_rounds(), 0u);
   scene.release_and_join();
+  other_thread.join();
   EXPECT_FALSE(scene.reader.saw_freed_while_parked.load());
   h.reclaim_now();
   EXPECT_TRUE(scene.a_freed.load());

@@ -17,6 +17,7 @@ struct metric_support {
   bool signals = false;          // neutralization signals sent
   bool restarts = false;         // read phases restarted
   bool protect_retries = false;  // protect() validations that failed and retried
+  bool round_waits = false;      // reclamation rounds that waited for other threads first
 };
 
 struct thread_stats {
@@ -26,6 +27,7 @@ struct thread_stats {
   owned_counter signals;
   owned_counter restarts;
   owned_counter protect_retries;
+  owned_counter round_waits;
   owned_counter free_time_ns;
   owned_counter free_batches;
 };
@@ -37,6 +39,7 @@ struct stats_snapshot {
   std::uint64_t signals = 0;
   std::uint64_t restarts = 0;
   std::uint64_t protect_retries = 0;
+  std::uint64_t round_waits = 0;
   std::uint64_t free_time_ns = 0;
   std::uint64_t free_batches = 0;
   std::int64_t unreclaimed = 0;
@@ -49,6 +52,7 @@ struct stats_snapshot {
     signals += t.signals.read();
     restarts += t.restarts.read();
     protect_retries += t.protect_retries.read();
+    round_waits += t.round_waits.read();
     free_time_ns += t.free_time_ns.read();
     free_batches += t.free_batches.read();
   }

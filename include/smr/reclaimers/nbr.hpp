@@ -6,20 +6,34 @@
 // Retired nodes go to a per-thread limbo bag. When the bag reaches `bag_threshold`, the thread
 // neutralizes the others with a POSIX signal: a thread inside a read phase jumps back to the
 // start of it (siglongjmp to a sigsetjmp taken in read_phase's own frame) and so forgets every
-// pointer it had; a thread in a write phase carries on, touching only its reservations. Then
-// every node of the bag that nobody reserved is freed.
+// pointer it had; a thread in a write phase carries on, touching only its reservations. Every
+// node of the bag that nobody reserves is then freed, as soon as each signalled thread has been
+// seen to move on; the reclaimer never waits for that (below).
 //
 // The handshake, made safe under late delivery. pthread_kill returns before the target runs its
-// handler (here: ~18 us median, 8 ms p99, 20 ms worst), so a reclaimer must learn that each
-// target has reacted. Each thread has a phase word, modified only by RMWs: +1 on entering a
-// read phase (odd = restartable, the paper's CAS at line 8), +1 in reserve() (even, line 12),
-// +2 by the signal handler, which decides restart-or-not from the parity its own RMW returns.
-// A reclaimer R, in its write phase, after the unlinks of every node in its bag:
-//   1. snapshots every slot's phase word with an acq_rel RMW (fetch_add 0);
-//   2. signals the threads whose snapshot is odd (or all, with signal_every_thread);
-//   3. waits (acquire, bounded by ack_timeout) until each odd word has changed; on timeout it
-//      frees nothing this round and retries after another bag_threshold retirements;
-//   4. scans every reservation (acquire) and frees the unreserved nodes of its bag.
+// handler (here: ~18 us median, 8 ms p99, 20 ms worst; a descheduled target runs it only when
+// it is scheduled again), so a reclaimer must learn that each target has reacted. Each thread
+// has a phase word, modified only by RMWs: +1 on entering a read phase (odd = restartable, the
+// paper's CAS at line 8), +1 in reserve() (even, line 12), +2 by the signal handler, which
+// decides restart-or-not from the parity its own RMW returns. A round, begun by a reclaimer R
+// in its write phase after the unlinks of every node in its bag:
+//   1. the bag becomes the round's batch; R snapshots every slot's phase word with an acq_rel
+//      RMW (fetch_add 0);
+//   2. signals the threads whose snapshot is odd (or all, with signal_every_thread), and goes
+//      on with its own operations: the round is pending;
+//   3. on each later retirement R looks (acquire) at the odd words of its oldest pending round;
+//      once each has changed,
+//   4. R scans every reservation (acquire) and frees the unreserved nodes of that batch; the
+//      reserved ones go back to the bag for a later round.
+// Rounds complete in order, and a round that finds a word still at the odd value an earlier
+// round saw needs no second signal (the first is still pending). The garbage bound without any
+// timeout: a thread with K rounds pending waits for the oldest (yielding the processor, to the
+// descheduled threads it waits for) before it begins another, so it holds at most
+// (K + 1) x bag_threshold nodes plus reserved ones, whatever the scheduler does. That wait is
+// the only one, and it happens only when signalled threads stay off the processor for K rounds'
+// worth of retirements (waited_rounds(), the round_waits statistic). K is max_pending_rounds,
+// by default enough rounds for 2,048 retirements (one round with the paper's bag of 32,768,
+// so its bound is two bags; 32 with a bag of 64).
 //
 // Why it is safe (proof sketch). Take X unlinked before R's snapshot S of thread T's word. All
 // modifications of that word are RMWs, so they form one chain and each release heads a release
@@ -27,21 +41,26 @@
 //  (a) A read phase of T whose entering RMW follows S acquires from S's release sequence: the
 //      unlink of X happens before all its reads, so it cannot reach X.
 //  (b) S read even: T was outside any operation or in a write phase. Its reservations were
-//      stored before its last reserve() RMW (release), which S acquires: R's scan sees them
-//      (or the release store that cleared them after the write phase). In a write phase T
+//      stored before its last reserve() RMW (release), which S acquires: R's scan reads them or
+//      later values (coherence), and a later value is a release store that cleared them after
+//      the write phase (R acquires it: T's accesses happen before R's frees) or a reservation
+//      made by a read phase that began after S, which cannot name X by (a). In a write phase T
 //      touches only reservations, so X is safe unless reserved. Later read phases: (a).
-//  (c) S read odd: R waits for the first value change C after S. Either C is the handler, which
-//      then read odd and restarts T, so T's reads before C happen before R's frees (C releases,
-//      R acquires) and its reads after C are those of a read phase ordered after S as in (a);
-//      or C is T's own reserve(), and the write phase that follows is covered as in (b).
+//  (c) S read odd: R frees nothing of the batch before it read a change C after S. Either C is
+//      the handler, which then read odd and restarts T, so T's reads before C happen before R's
+//      frees (C releases, R acquires) and its reads after C are those of a read phase ordered
+//      after S as in (a); or C is T's own reserve(), and the write phase that follows is
+//      covered as in (b).
 //  (d) A slot past the registry's high-water mark that R read belongs to a thread that attached
 //      after it: a seq_cst fence at attach and one before step 1 order that thread's reads
 //      after the unlinks (the fences cannot both miss each other).
-// Late delivery only delays step 3; nothing is freed until every odd snapshot has moved. The
-// snapshot also proves that threads outside any operation, or in a write phase, hold nothing
-// unreserved, so they need not be signalled or waited for (Algorithm 1 signals every thread;
-// signal_every_thread=true reproduces that cost). Because reclaimers are in write phases,
-// no reclaimer ever waits for another, and a waiting reclaimer keeps handling signals.
+// Nothing here depends on when R scans: a scan delayed past R's own later operations reads what
+// (b) and (c) need or something later, and R's own read phases come after its unlinks. Late
+// delivery only delays step 3. The snapshot also proves that threads outside any operation, or
+// in a write phase, hold nothing unreserved, so they need not be signalled or waited for
+// (Algorithm 1 signals every thread; signal_every_thread=true reproduces that cost). A thread
+// that waits (at the cap, or at exit) is in a write phase or outside any operation, so no
+// thread ever waits for a waiting thread, and a waiting thread keeps handling signals.
 //
 // Why the phase changes are RMWs: a plain store for "restartable" could be overtaken by the
 // read phase's loads (x86 store buffer, the paper's §4.3 point) and, in C++ terms, would not
@@ -67,10 +86,11 @@
 // (traits.continues_after_write is false: every read phase must restart from the root), or that
 // cannot name their write-phase nodes before writing (NBR paper, Table 1). The process must give
 // NBR a signal of its own and attached threads must not keep it blocked: a thread that blocks it
-// inside a read phase stalls every reclaimer for ack_timeout per round, and garbage then grows
-// until it unblocks. Costs: two RMWs and a sigsetjmp(env, 0) per read phase (no system call);
-// per reclamation round, one RMW per registered slot and one pthread_kill per thread caught in a
-// read phase; a neutralized read phase pays one pthread_sigmask call. Measured here (-O2, one
+// inside a read phase holds back every round begun meanwhile, and a reclaimer that has
+// max_pending_rounds of them waits until it unblocks. Costs: two RMWs and a sigsetjmp(env, 0)
+// per read phase (no system call); per reclamation round, one RMW per registered slot, one
+// pthread_kill per thread newly caught in a read phase, and while the round is pending one
+// acquire load per retirement; a neutralized read phase pays one pthread_sigmask call. Measured here (-O2, one
 // thread): an operation with one read phase ~50 ns, against ~22 ns for an EBR operation.
 //
 // NBR+ (§5, Algorithm 2; smr::nbr_plus) is the same rule with the watermark policy: a thread
@@ -87,8 +107,9 @@
 //   0) after the nodes were unlinked; the round's begin is an acquire RMW on the same count
 //   that comes later in its modification order, so it synchronizes with the bookmark: the
 //   unlinks happen before the round's fence and snapshots, which is all (a)-(d) above need of
-//   "unlinked before the round". A round counts only once every signalled thread acknowledged
-//   (a timed-out round publishes nothing): its release store of the completed round number,
+//   "unlinked before the round". A round counts only once every thread it caught in a read
+//   phase moved on (a pending round publishes nothing; rounds complete in order, so the
+//   published number only grows): its release store of the completed round's number,
 //   read with acquire, orders the acknowledgements and the reservations its snapshots acquired
 //   before our scan, as for our own round. The paper's timestamps are even/odd (a round in
 //   progress is odd) and it accepts "at least two more than bookmarked"; with an odd bookmark
@@ -112,6 +133,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -132,8 +154,11 @@ struct nbr_config {
   // Retirements per reclamation round (the paper uses 32K). Each round also keeps what is
   // reserved, so a round always processes at least this many new nodes.
   std::size_t bag_threshold = 32768;
-  // How long a round waits for signalled threads before giving up (freeing nothing).
-  std::chrono::milliseconds ack_timeout{50};
+  // Rounds of one thread that may wait for signalled threads to move on at once. A thread
+  // that would begin one more first waits for its oldest; so a thread holds at most
+  // (max_pending_rounds + 1) x bag_threshold retired nodes, plus reserved ones. 0 (the
+  // default): enough rounds to cover `auto_pending_retirements` retirements, at least one.
+  std::size_t max_pending_rounds = 0;
   // Signal every registered thread each round, as Algorithm 1 does, instead of only those
   // caught in a read phase. Safety does not need it; it reproduces the paper's signal cost
   // (including interrupted sleeps: Linux re-arms an interrupted nanosleep with its timer
@@ -167,7 +192,7 @@ struct nbr_rule_with : rule_defaults {
   using config = nbr_config;
   static constexpr auto tunables = std::tuple_cat(
       std::tuple{tunable{"bag_threshold", &config::bag_threshold, "retirements per reclamation round", std::size_t{1}},
-                 tunable{"ack_timeout_ms", &config::ack_timeout, "milliseconds a round waits for signalled threads", std::chrono::milliseconds{1}},
+                 tunable{"max_pending_rounds", &config::max_pending_rounds, "rounds a thread may have waiting for signalled threads before it waits for the oldest (0: enough for 2048 retirements, at least 1)", std::size_t{0}},
                  tunable{"signal_every_thread", &config::signal_every_thread, "signal every registered thread each round, as Algorithm 1 does"}},
       Watermarks::tunables);
   static void validate(const config& c) {
@@ -175,15 +200,30 @@ struct nbr_rule_with : rule_defaults {
       throw std::invalid_argument(std::string(name) + ": low_watermark_percent must be below 100 (the high watermark)");
   }
   static constexpr reclaimer_traits traits{
-      .protects_unlinked_traversal = true, .continues_after_write = false, .bounded_garbage = true, .metrics = {.signals = true, .restarts = true}};
+      .protects_unlinked_traversal = true, .continues_after_write = false, .bounded_garbage = true,
+      .metrics = {.signals = true, .restarts = true, .round_waits = true}};
   // Tests: a round every 16 retirements, so neutralization signals fly constantly; NBR+ watches
   // from 8 and looks at every retirement.
-  static config eager_config() { return {.bag_threshold = 16, .low_watermark_percent = 50, .piggyback_check_every = 1}; }
+  // At most two rounds pending, so the wait at the cap runs too.
+  static config eager_config() {
+    return {.bag_threshold = 16, .max_pending_rounds = 2, .low_watermark_percent = 50, .piggyback_check_every = 1};
+  }
+
+  // What max_pending_rounds = 0 covers: retirements a thread may make while the threads its
+  // rounds caught wait for a processor. A reader descheduled in a read phase acknowledges only
+  // when it runs again; here (24 readers and a writer on 2 cores) a scheduler rotation lasts
+  // ~40 ms, in which a writer retires ~1,000 nodes. With the paper's bag (32,768) this is one
+  // round (a bound of 2 bags per thread); with a bag of 64, 32 rounds.
+  static constexpr std::size_t auto_pending_retirements = 2048;
+  static std::size_t pending_round_cap(const config& c) {
+    if (c.max_pending_rounds != 0) return c.max_pending_rounds;
+    return std::max<std::size_t>(1, (auto_pending_retirements + c.bag_threshold - 1) / c.bag_threshold);
+  }
 
   // Most nodes one reserve() may name (the paper's R; its structures need at most 3).
   static constexpr unsigned reservation_slots = 8;
   // Step 3 of a round. A rule derived in a test sets this false to plant the bug the handshake
-  // prevents (freeing before signalled threads acknowledged); never false otherwise.
+  // prevents (freeing before signalled threads moved on); never false otherwise.
   static constexpr bool wait_for_acknowledgements = true;
 
   static constexpr std::uint32_t gone = 1u << 31;  // `senders` bias: no live owner
@@ -195,7 +235,7 @@ struct nbr_rule_with : rule_defaults {
     core::atomic<std::uint32_t> senders{gone};
     pthread_t thread{};  // written while `gone` is set, read by senders that saw it clear
     // NBR+: rounds this thread began (RMWs only: bookmarks read it with fetch_add 0), and the
-    // number of the last one every signalled thread acknowledged.
+    // number of the last one completed (every thread it caught in a read phase moved on).
     core::atomic<std::uint64_t> rounds_begun{0};
     core::atomic<std::uint64_t> round_done{0};
   };
@@ -211,26 +251,35 @@ struct nbr_rule_with : rule_defaults {
     using rule = typename Base::rule_type;  // nbr_rule, or a test's planted variant of it
 
    public:
-    // Rounds abandoned because a signalled thread did not acknowledge within ack_timeout.
-    std::uint64_t timed_out_rounds() const { return timed_out_rounds_; }
+    // Rounds begun and not yet complete (some signalled thread has not moved on).
+    std::size_t pending_rounds() const { return pending_count_; }
+    // Rounds that found max_pending_rounds pending and first waited for the oldest (the price
+    // of the garbage bound when signalled threads do not run for that long).
+    std::uint64_t waited_rounds() const { return waited_rounds_; }
     // NBR+: frees made by piggybacking on another thread's round (no signal sent).
     std::uint64_t piggybacked_rounds() const { return piggybacked_rounds_; }
 
    protected:
-    explicit thread_state(typename Base::domain_type& d) : Base(d) {
+    explicit thread_state(typename Base::domain_type& d)
+        : Base(d), pending_cap_(pending_round_cap(d.configuration())) {
       auto& s = this->slot();
       s.thread = pthread_self();
       ctx_.phase = &s.phase;
       nbr_detail::link_context(ctx_);
-      // seq_cst fence: pairs with the fence in neutralize_others (proof point (d)): a
-      // reclaimer whose scan ended below our slot has its unlinks ordered before our reads.
+      // seq_cst fence: pairs with the fence in begin_round (proof point (d)): a reclaimer
+      // whose snapshots ended below our slot has its unlinks ordered before our reads.
       core::fence(core::mo_seq_cst);
       // release: publishes `thread` (and our signal context) to signal_one's acquire.
       s.senders.fetch_sub(gone, core::mo_release);
     }
 
+    // Frees what it can: a last round for the bag, then a wait until every thread signalled in
+    // a pending round has moved on (they are running or runnable: a read phase makes no system
+    // call, and one that blocks the signal is outside the rules). What stays reserved is left
+    // to the domain.
     ~thread_state() {
-      if (!bag_.empty()) reclaim();
+      if (!bag_.empty()) begin_round();
+      while (!complete_acknowledged_rounds()) back_off(spins_for_exit_);
       this->donate(bag_.take_all());
       auto& s = this->slot();
       // relaxed: the add and the senders' RMWs are one chain on one word; the acquire loads
@@ -283,7 +332,7 @@ struct nbr_rule_with : rule_defaults {
       // relaxed, the weakest correct order: the release RMW below publishes these stores. Every
       // later modification of the phase word is an RMW, so that RMW heads a release sequence
       // running to the end of the word's history (C++20 [intro.races]); a reclaimer whose acq_rel
-      // snapshot (or acquire wait) reads from it or anything later synchronizes with it and its
+      // snapshot (or acquire poll) reads from it or anything later synchronizes with it and its
       // acquire scan sees these values (proof points (b), (c)). A reclaimer whose snapshot comes
       // before that RMW does not need them: the read phase that chose these nodes began after
       // its snapshot (proof point (a)). A stale value read by a scan only protects more.
@@ -300,23 +349,40 @@ struct nbr_rule_with : rule_defaults {
       if (in_read_) detail::misuse("nbr: retire() inside a read phase (it belongs to the write phase)");
       bag_.push(n);
       this->tc().note_retired();
+      if (pending_count_ != 0) complete_acknowledged_rounds();
       if (bag_.size() >= next_round_at_) {
-        reclaim();  // the high watermark
+        begin_round();  // the high watermark
       } else if constexpr (Watermarks::piggyback) {
         if (bag_.size() >= low_mark_) watch_rounds();
       }
     }
 
-    std::size_t unreclaimed() const { return bag_.size(); }
+    std::size_t unreclaimed() const { return bag_.size() + pending_nodes_; }
 
-    // The reclaim-now step: a full round (neutralize, collect reservations, free the rest).
-    // Outside any operation, so we are in neither phase and no signal can restart us.
-    void reclaim_step() { reclaim(); }
+    // The reclaim-now step, outside any operation (so in neither phase: no signal restarts
+    // us): completes what was acknowledged, and once nothing is pending begins a round for
+    // whatever is left (the bag's reserved leftovers, orphans).
+    void reclaim_step() {
+      if (!complete_acknowledged_rounds()) return;
+      if (!bag_.empty() || this->domain().has_orphans()) {
+        begin_round();
+        complete_acknowledged_rounds();
+      }
+    }
 
    private:
     struct target {
       slot* s;
       std::uint64_t seen;
+    };
+
+    // A round begun and not yet complete: the nodes it covers (all unlinked before its
+    // snapshots) and the threads it caught in a read phase, with the odd value each was seen at.
+    struct pending_round {
+      detail::limbo_bag batch;
+      std::vector<target> targets;
+      std::size_t acknowledged = 0;  // targets[0, acknowledged) have been seen to move on
+      std::uint64_t number = 0;      // NBR+: the round's number in our rounds_begun
     };
 
     // Algorithm 1, beginΦread.
@@ -351,22 +417,129 @@ struct nbr_rule_with : rule_defaults {
       reserved_count_ = 0;
     }
 
-    // One round (Algorithm 1, lines 15-17 and reclaimFreeable), run in a write phase.
-    void reclaim() {
+    // Steps 1-2 of a round, in a write phase (or outside any operation): the bag becomes the
+    // round's batch. At the cap, first waits for the oldest pending round: the garbage bound.
+    void begin_round() {
+      if (pending_count_ == pending_cap_) {
+        ++waited_rounds_;
+        this->tc().stats().round_waits.add();
+        unsigned spins = 0;
+        while (complete_acknowledged_rounds(1) == 0) back_off(spins);
+      }
       bag_.splice(this->adopt_orphans());  // unlinked before donation: safe to include
-      if (neutralize_others()) {
+      if (pending_count_ == pending_.size()) grow_ring();
+      pending_round& r = pending_[(pending_head_ + pending_count_) % pending_.size()];
+      if constexpr (Watermarks::piggyback) {
+        // acquire RMW: synchronizes with every (release) bookmark RMW before it on this word,
+        // so their unlinks happen before our snapshots (the seq_cst fence below would acquire
+        // it too, as Relacy confirms; the RMW's own acquire is what TSan, which does not model
+        // fences, sees). The only increments are ours, so the value is our round's number.
+        r.number = this->slot().rounds_begun.fetch_add(1, core::mo_acquire) + 1;
+      }
+      r.batch = bag_.take_all();
+      pending_nodes_ += r.batch.size();
+      ++pending_count_;
+      snapshot_and_signal(r);
+      // The next round waits for bag_threshold new retirements.
+      reset_watermarks();
+      complete_acknowledged_rounds();  // nobody caught in a read phase: complete at once
+    }
+
+    // Step 1 (snapshots) and step 2 (signals) for round r.
+    void snapshot_and_signal(pending_round& r) {
+      const auto& cfg = this->domain().configuration();
+      const std::uint64_t start = core::monotonic_ns();
+      // seq_cst fence: pairs with the fence in the constructor (proof point (d)).
+      core::fence(core::mo_seq_cst);
+      r.targets.clear();
+      r.acknowledged = 0;
+      std::uint64_t signalled = 0;
+      std::size_t position = 0;
+      slot* self = &this->slot();
+      this->for_each_slot([&](slot& s) {
+        const std::size_t at = position++;
+        if (&s == self) return;
+        // acq_rel snapshot S: release so the owner's next phase RMW (or handler) orders our
+        // unlinks before its reads; acquire so its published reservations reach our scan.
+        const std::uint64_t seen = s.phase.fetch_add(0, core::mo_acq_rel);
+        const bool reading = (seen & 1) != 0;
+        if (reading) r.targets.push_back({&s, seen});
+        if (at >= signalled_at_.size()) signalled_at_.resize(at + 1, 0);
+        // A word still at the value we last signalled it at has not run a handler since: our
+        // earlier signal is still pending (standard signals coalesce), so another one would
+        // only cost a system call. Only liveness rests on signals; safety rests on the words.
+        if (reading && seen == signalled_at_[at] && !cfg.signal_every_thread) return;
+        if ((reading || cfg.signal_every_thread) && signal_one(s)) {
+          ++signalled;
+          signalled_at_[at] = seen;
+        }
+      });
+      if constexpr (!rule::wait_for_acknowledgements) r.acknowledged = r.targets.size();  // the plant
+      this->tc().stats().signals.add(signalled);
+      this->tc().record(core::event_kind::signal, start, core::monotonic_ns(), signalled);
+    }
+
+    // Steps 3-4 for the pending rounds, oldest first: a round whose caught threads have all
+    // moved on frees its batch, except what is reserved, which goes back to the bag. Rounds
+    // complete in order: a later round's snapshot of a thread that has not moved on reads the
+    // same odd value, so it waits on that thread too. Stops after `most` rounds; returns how
+    // many completed, or with `most` unlimited whether nothing is pending any more.
+    std::size_t complete_acknowledged_rounds(std::size_t most) {
+      std::size_t completed = 0;
+      while (pending_count_ != 0 && completed < most) {
+        pending_round& r = pending_[pending_head_];
+        for (; r.acknowledged < r.targets.size(); ++r.acknowledged) {
+          const target& t = r.targets[r.acknowledged];
+          // acquire: pairs with the handler's acq_rel acknowledgement or the owner's release
+          // reserve(), and through the release sequence with any later RMW on the word.
+          if (t.s->phase.load(core::mo_acquire) == t.seen) return completed;
+        }
         if constexpr (Watermarks::piggyback) {
           // release: every acknowledgement acquired above happens before a piggybacking
           // thread's acquire load of this number (and its scan).
-          this->slot().round_done.store(round_, core::mo_release);
+          this->slot().round_done.store(r.number, core::mo_release);
         }
+        pending_nodes_ -= r.batch.size();
         collect_reservations();
-        this->release_safe(reserved_.extract_unprotected(bag_));
-      } else {
-        ++timed_out_rounds_;
+        this->release_safe(reserved_.extract_unprotected(r.batch));
+        // What stays is reserved: back to the bag, and the next round still waits for
+        // bag_threshold retirements besides it.
+        const std::size_t kept = r.batch.size();
+        bag_.splice(std::move(r.batch));
+        next_round_at_ += kept;
+        if constexpr (Watermarks::piggyback) low_mark_ += kept;
+        pending_head_ = (pending_head_ + 1) % pending_.size();
+        --pending_count_;
+        ++completed;
       }
-      // What stays is reserved (or unacknowledged): the next round waits for as many new nodes.
-      reset_watermarks();
+      return completed;
+    }
+    bool complete_acknowledged_rounds() {
+      complete_acknowledged_rounds(std::numeric_limits<std::size_t>::max());
+      return pending_count_ == 0;
+    }
+
+    // The ring grows on demand up to the cap (a cap of 2,048 rounds with a bag of 1 costs
+    // nothing until rounds do pile up): the oldest round first, then one more.
+    void grow_ring() {
+      std::rotate(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(pending_head_), pending_.end());
+      pending_head_ = 0;
+      pending_.emplace_back();
+    }
+
+    // Between looks at signalled threads' words. We are in a write phase or outside any
+    // operation, so our own handler may run at any point of this wait.
+    static void back_off(unsigned& spins) {
+      if (++spins <= 64) {
+        core::spin_pause();
+      } else if (spins <= 256) {
+        std::this_thread::yield();
+      } else {
+        // One nanosleep, not sleep_for's EINTR loop: a signal that cuts the nap short only
+        // means we look again sooner (and a re-armed nap would grow by the timer slack).
+        const timespec nap{0, 50000};
+        ::nanosleep(&nap, nullptr);
+      }
     }
 
     void reset_watermarks() {
@@ -428,70 +601,6 @@ struct nbr_rule_with : rule_defaults {
       return sent;
     }
 
-    // Steps 1-3 of a round. False if some signalled thread did not acknowledge in time.
-    bool neutralize_others() {
-      const auto& cfg = this->domain().configuration();
-      const std::uint64_t start = core::monotonic_ns();
-      if constexpr (Watermarks::piggyback) {
-        // acquire RMW: synchronizes with every (release) bookmark RMW before it on this word,
-        // so their unlinks happen before our snapshots (the seq_cst fence below would acquire
-        // it too, as Relacy confirms; the RMW's own acquire is what TSan, which does not model
-        // fences, sees). The only increments are ours, so the value is our round's number.
-        round_ = this->slot().rounds_begun.fetch_add(1, core::mo_acquire) + 1;
-      }
-      // seq_cst fence: pairs with the fence in the constructor (proof point (d)).
-      core::fence(core::mo_seq_cst);
-      targets_.clear();
-      std::uint64_t signalled = 0;
-      slot* self = &this->slot();
-      this->for_each_slot([&](slot& s) {
-        if (&s == self) return;
-        // acq_rel snapshot S: release so the owner's next phase RMW (or handler) orders our
-        // unlinks before its reads; acquire so its published reservations reach our scan.
-        const std::uint64_t seen = s.phase.fetch_add(0, core::mo_acq_rel);
-        const bool reading = (seen & 1) != 0;
-        if ((reading || cfg.signal_every_thread) && signal_one(s)) ++signalled;
-        if (reading) targets_.push_back({&s, seen});
-      });
-      this->tc().stats().signals.add(signalled);
-      bool acknowledged = true;
-      if constexpr (rule::wait_for_acknowledgements) {
-        const std::uint64_t deadline =
-            start + static_cast<std::uint64_t>(
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(cfg.ack_timeout).count());
-        for (const target& t : targets_)
-          if (!await_change(*t.s, t.seen, deadline)) {
-            acknowledged = false;
-            break;
-          }
-      }
-      this->tc().record(core::event_kind::signal, start, core::monotonic_ns(), signalled);
-      return acknowledged;
-    }
-
-    // We are in a write phase here, so our own handler may run at any point of this wait.
-    static bool await_change(slot& s, std::uint64_t seen, std::uint64_t deadline) {
-      unsigned spins = 0;
-      // acquire: pairs with the handler's acq_rel ack or the owner's reserve() (release), and
-      // through the release sequence with any later RMW on the word.
-      while (s.phase.load(core::mo_acquire) == seen) {
-        if (++spins <= 64) {
-          core::spin_pause();
-          continue;
-        }
-        if (core::monotonic_ns() >= deadline) return false;
-        if (spins <= 256) {
-          std::this_thread::yield();
-        } else {
-          // One nanosleep, not sleep_for's EINTR loop: a signal that cuts the nap short only
-          // means we look again sooner (and a re-armed nap would grow by the timer slack).
-          const timespec nap{0, 50000};
-          ::nanosleep(&nap, nullptr);
-        }
-      }
-      return true;
-    }
-
     void collect_reservations() {
       reserved_.clear();
       this->for_each_slot([&](slot& s) {
@@ -503,16 +612,23 @@ struct nbr_rule_with : rule_defaults {
 
     nbr_detail::signal_context ctx_;
     detail::limbo_bag bag_;
-    std::vector<target> targets_;
+    // A ring of at most pending_cap_ rounds: pending_count_ of them from pending_head_ on.
+    const std::size_t pending_cap_;
+    std::vector<pending_round> pending_;
+    std::size_t pending_head_ = 0;
+    std::size_t pending_count_ = 0;
+    std::size_t pending_nodes_ = 0;  // nodes in pending rounds' batches
+    // Per slot (by its position in the registry walk), the odd phase value we last signalled.
+    std::vector<std::uint64_t> signalled_at_;
     detail::protected_set reserved_;
     std::size_t next_round_at_ = this->domain().configuration().bag_threshold;
-    std::uint64_t timed_out_rounds_ = 0;
+    std::uint64_t waited_rounds_ = 0;
+    unsigned spins_for_exit_ = 0;
     // NBR+ only.
     std::size_t low_mark_ = std::max<std::size_t>(1, this->domain().configuration().bag_threshold *
                                                          this->domain().configuration().low_watermark_percent / 100);
     std::size_t bookmark_ = 0;  // nodes at the front of bag_ unlinked before the watch; 0: not watching
     std::vector<target> watched_;  // every other slot and its rounds_begun at the bookmark
-    std::uint64_t round_ = 0;      // the number of our round in progress
     std::uint64_t piggybacked_rounds_ = 0;
     unsigned since_look_ = 0;
     unsigned reserved_count_ = 0;

@@ -204,12 +204,12 @@ def test_shipped_experiments_plan_cleanly_against_the_recorded_smrbench_list(mon
 
 def test_tunable_types_follow_the_defaults_smrbench_lists():
     caps = Capabilities(["hm_list"], ["nbr"], ["system"], frozenset({("hm_list", "nbr")}),
-                        ["system"], {}, {"nbr": {"bag_threshold": 32768, "ack_timeout_ms": 50,
+                        ["system"], {}, {"nbr": {"bag_threshold": 32768, "max_pending_rounds": 8,
                                                  "signal_every_thread": False}}, {})
     e = experiment.parse(TINY.replace(
         'reclaimer = ["none", "ebr", "hp"]',
         'reclaimer = [{ name = "nbr", params = { bag_threshold = 1.5, '
-        'signal_every_thread = "yes", ack_timeout_ms = 10 } }]').replace(
+        'signal_every_thread = "yes", max_pending_rounds = 10 } }]').replace(
         'numerator = { reclaimer = "hp" }\ndenominator = { reclaimer = "none" }',
         "numerator = {}\ndenominator = {}"), "t", "t.toml")
     with pytest.raises(experiment.BadInput) as error:
