@@ -58,6 +58,7 @@ inline smr::core::stats_snapshot delta(const smr::core::stats_snapshot& end, con
   d.signals -= start.signals;
   d.restarts -= start.restarts;
   d.protect_retries -= start.protect_retries;
+  d.round_waits -= start.round_waits;
   d.free_time_ns -= start.free_time_ns;
   d.free_batches -= start.free_batches;
   return d;
@@ -132,8 +133,10 @@ trial_result run_trial(const trial_spec& spec) {
   auto worker = [&](unsigned i) {
     detail::worker_state& st = states[i];
     if (!spec.worker_cpus.empty()) st.pin_error = pin_current_thread(spec.worker_cpus[i]);
+    // Roles (--readers): the last `readers` workers run the readers' mix.
+    const workload_mix& mix = i >= workers - o.readers ? o.reader_workload : o.workload;
     for (unsigned k = 0; k < op_kind_count; ++k)
-      if (share_of(o.workload, static_cast<op_kind>(k)) != 0) st.latency[k] = std::make_unique<latency_histogram>();
+      if (share_of(mix, static_cast<op_kind>(k)) != 0) st.latency[k] = std::make_unique<latency_histogram>();
     rng rnd(spec.seed * 0x9E3779B97F4A7C15ull + i);
     handle_t h = domain.attach();
 
@@ -147,7 +150,7 @@ trial_result run_trial(const trial_spec& spec) {
     prefilled.arrive();
     phase.wait_for(detail::running);
 
-    const op_chooser chooser(o.workload);
+    const op_chooser chooser(mix);
     accounting acc;
     std::uint64_t ops = 0;
     while (!o.test_no_ops && !stop.raised()) {

@@ -86,6 +86,10 @@ trial_fn resolve(const options& o) {
   if (ds.kind != ds_kind::set && o.workload.search != 0)
     throw usage_error("--workload " + o.workload.label() + " has searches, but " + o.ds + " is a " +
                       ds_kind_name(ds.kind) + " with no search operation; use a search share of 0 (e.g. 50i-50d)");
+  if (ds.kind != ds_kind::set && o.readers != 0 && o.reader_workload.search != 0)
+    throw usage_error("--readers: the reader workload " + o.reader_workload.label() + " has searches, but " + o.ds +
+                      " is a " + ds_kind_name(ds.kind) + " with no search operation; give --reader-workload "
+                      "with a search share of 0");
   if (ds.kind == ds_kind::set && o.prefill.value_or(0) > o.key_range)
     throw usage_error("--prefill " + std::to_string(*o.prefill) + " exceeds --key-range " +
                       std::to_string(o.key_range) + ": a set holds distinct keys");

@@ -70,6 +70,9 @@ throughput, latency, memory and reclamation metrics; validates the structure aft
   --seed N               base seed of the per-thread random streams (default 1)
   --key-range N          keys are uniform in [0, N) (default 65536)
   --workload W           50i-50d | 25i-25d-50s | 5i-5d-90s | I,D,S percentages (default 50i-50d)
+  --readers N            N of the --threads workers run --reader-workload instead of
+                         --workload; each role's throughput is reported (default 0)
+  --reader-workload W    the readers' mix, as --workload (default 0,0,100: searches only)
   --prefill N            elements inserted before timing (default key-range/2, the 50/50
                          steady state)
   --pin P                none | compact | scatter (default none)
@@ -127,6 +130,16 @@ options parse_options(int argc, char** argv) {
          auto m = parse_workload(v, err);
          if (!m) throw usage_error(err);
          o.workload = *m;
+       }},
+      {"--readers",
+       [&](const std::string& v) { o.readers = parse_unsigned<unsigned>("--readers", v, 0, max_threads); }},
+      {"--reader-workload",
+       [&](const std::string& v) {
+         std::string err;
+         auto m = parse_workload(v, err, "--reader-workload");
+         if (!m) throw usage_error(err);
+         o.reader_workload = *m;
+         o.reader_workload_given = true;
        }},
       {"--prefill",
        [&](const std::string& v) {
@@ -232,6 +245,10 @@ void check_options(options& o) {
     throw usage_error("--stall-mode periodic needs --stall-ms MS");
   if (o.stall_kind == stall_mode::whole && o.stall_ms)
     throw usage_error("--stall-ms applies only to --stall-mode periodic");
+  if (o.readers >= o.threads)
+    throw usage_error("--readers " + std::to_string(o.readers) + " leaves no writer: it must be below --threads " +
+                      std::to_string(o.threads) + " (the others run --workload)");
+  if (o.reader_workload_given && o.readers == 0) throw usage_error("--reader-workload needs --readers N");
   if (o.timeline_capacity_given && o.timeline_path.empty())
     throw usage_error("--timeline-capacity needs --timeline FILE");
   if (!o.prefill) o.prefill = o.key_range / 2;

@@ -41,6 +41,11 @@ struct options {
   std::uint64_t seed = 1;
   std::uint64_t key_range = 65536;  // IBR §5
   workload_mix workload{};
+  // Roles: the last `readers` of the `threads` workers run reader_workload instead of workload,
+  // and each role's throughput is reported apart (one writer among many readers, NBR §6).
+  unsigned readers = 0;
+  workload_mix reader_workload{0, 0, 100};
+  bool reader_workload_given = false;
   std::optional<std::uint64_t> prefill;  // default: key_range / 2 (the 50/50 steady state)
   pin_policy pin = pin_policy::none;
   std::string allocator = "system";

@@ -37,6 +37,25 @@ nlohmann::json latency_histograms(const trial_result& r) {
   return out;
 }
 
+nlohmann::json workload_json(const workload_mix& m) {
+  return {{"insert", m.insert}, {"delete", m.remove}, {"search", m.search}};
+}
+
+// With --readers: each role's threads, operations and throughput (writers are the first
+// workers, readers the last); null otherwise.
+nlohmann::json roles_json(const options& o, const trial_result& r) {
+  if (o.readers == 0 || r.per_thread_ops.size() != o.threads) return nullptr;
+  const auto writers = static_cast<std::ptrdiff_t>(o.threads - o.readers);
+  const auto role = [&](auto first, auto last) {
+    const std::uint64_t ops = std::accumulate(first, last, std::uint64_t{0});
+    return nlohmann::json{{"threads", std::distance(first, last)},
+                          {"ops", ops},
+                          {"throughput_ops_s", r.elapsed_s > 0 ? static_cast<double>(ops) / r.elapsed_s : 0.0}};
+  };
+  return {{"writers", role(r.per_thread_ops.begin(), r.per_thread_ops.begin() + writers)},
+          {"readers", role(r.per_thread_ops.begin() + writers, r.per_thread_ops.end())}};
+}
+
 }  // namespace
 
 nlohmann::json trial_config(const options& o, const nlohmann::json& params, unsigned trial) {
@@ -47,7 +66,9 @@ nlohmann::json trial_config(const options& o, const nlohmann::json& params, unsi
       {"threads", o.threads},
       {"duration_s", o.duration_s},
       {"key_range", o.key_range},
-      {"workload", {{"insert", o.workload.insert}, {"delete", o.workload.remove}, {"search", o.workload.search}}},
+      {"workload", workload_json(o.workload)},
+      {"readers", o.readers},
+      {"reader_workload", o.readers == 0 ? nlohmann::json(nullptr) : workload_json(o.reader_workload)},
       {"allocator", o.allocator},
       {"stalled_threads", o.stall},
       {"stall_mode", o.stall == 0 ? nlohmann::json(nullptr) : nlohmann::json(stall_mode_name(o.stall_kind))},
@@ -74,6 +95,7 @@ nlohmann::json trial_record(const options& o, unsigned trial, const trial_result
       {"elapsed_s", r.elapsed_s},
       {"cpu_time_s", r.cpu_s},
       {"per_thread_ops", r.per_thread_ops},
+      {"roles", roles_json(o, r)},
       {"latency_ns", {{"p50", r.latency.p50}, {"p99", r.latency.p99}, {"p999", r.latency.p999}, {"max", r.latency.max}}},
       {"latency_samples", r.latency.samples},
       {"latency_histograms", latency_histograms(r)},
@@ -88,6 +110,7 @@ nlohmann::json trial_record(const options& o, unsigned trial, const trial_result
       {"signals", if_supported(m.signals, s.signals)},
       {"restarts", if_supported(m.restarts, s.restarts)},
       {"protect_retries", if_supported(m.protect_retries, s.protect_retries)},
+      {"round_waits", if_supported(m.round_waits, s.round_waits)},
       {"free_time_ns", s.free_time_ns},
       {"free_batches", s.free_batches},
       {"prefill_s", r.prefill_s},
@@ -120,6 +143,13 @@ void print_table_row(std::FILE* out, const options& o, unsigned trial, const tri
                static_cast<unsigned long long>(r.latency.p50), static_cast<unsigned long long>(r.latency.p99),
                static_cast<double>(r.peak_rss_bytes) / (1024.0 * 1024.0), r.avg_unreclaimed_per_op,
                static_cast<long long>(r.peak_unreclaimed), epochs, r.valid ? "ok" : "FAILED");
+  if (const nlohmann::json roles = roles_json(o, r); !roles.is_null()) {
+    const auto& w = roles["writers"];
+    const auto& rd = roles["readers"];
+    std::fprintf(out, "      roles: %u writers %.3f Mops/s, %u readers %.3f Mops/s\n", w["threads"].get<unsigned>(),
+                 w["throughput_ops_s"].get<double>() / 1e6, rd["threads"].get<unsigned>(),
+                 rd["throughput_ops_s"].get<double>() / 1e6);
+  }
   std::fflush(out);
 }
 
@@ -155,7 +185,8 @@ nlohmann::json list_json(const registry& reg) {
     nlohmann::json m = nlohmann::json::array();
     const auto& ms = r.traits.metrics;
     for (auto [name, on] : {std::pair{"epochs", ms.epochs}, std::pair{"signals", ms.signals},
-                            std::pair{"restarts", ms.restarts}, std::pair{"protect_retries", ms.protect_retries}})
+                            std::pair{"restarts", ms.restarts}, std::pair{"protect_retries", ms.protect_retries},
+                            std::pair{"round_waits", ms.round_waits}})
       if (on) m.push_back(name);
     metrics[r.name] = m;
   }

@@ -14,7 +14,7 @@ std::string workload_mix::label() const {
   return s;
 }
 
-std::optional<workload_mix> parse_workload(const std::string& text, std::string& error) {
+std::optional<workload_mix> parse_workload(const std::string& text, std::string& error, const std::string& flag) {
   if (text == "50i-50d") return workload_mix{50, 50, 0};
   if (text == "25i-25d-50s") return workload_mix{25, 25, 50};
   if (text == "5i-5d-90s") return workload_mix{5, 5, 90};
@@ -27,7 +27,7 @@ std::optional<workload_mix> parse_workload(const std::string& text, std::string&
     const char expected_sep = i < 2 ? ',' : '\0';
     const bool sep_ok = i < 2 ? (next != end && *next == expected_sep) : next == end;
     if (ec != std::errc() || !sep_ok) {
-      error = "bad --workload '" + text +
+      error = "bad " + flag + " '" + text +
               "': expected a preset (50i-50d, 25i-25d-50s, 5i-5d-90s) or three percentages "
               "I,D,S (insert, delete, search)";
       return std::nullopt;
@@ -35,7 +35,7 @@ std::optional<workload_mix> parse_workload(const std::string& text, std::string&
     p = next + (i < 2 ? 1 : 0);
   }
   if (static_cast<unsigned long>(parts[0]) + parts[1] + parts[2] != 100) {
-    error = "bad --workload '" + text + "': the percentages sum to " +
+    error = "bad " + flag + " '" + text + "': the percentages sum to " +
             std::to_string(static_cast<unsigned long>(parts[0]) + parts[1] + parts[2]) +
             ", not 100";
     return std::nullopt;

@@ -21,8 +21,9 @@ struct workload_mix {
   std::string label() const;
 };
 
-// Parses a preset or "I,D,S"; on failure returns nullopt and sets `error`.
-std::optional<workload_mix> parse_workload(const std::string& text, std::string& error);
+// Parses a preset or "I,D,S"; on failure returns nullopt and sets `error`, which names `flag`.
+std::optional<workload_mix> parse_workload(const std::string& text, std::string& error,
+                                           const std::string& flag = "--workload");
 
 enum class op_kind : std::uint8_t { insert, remove, search };
 inline constexpr unsigned op_kind_count = 3;

@@ -4,6 +4,7 @@ uses. Unknown keywords are an error, so a typo in the schema cannot silently dis
 SUPPORTED = {
     "$schema", "$id", "title", "description", "type", "const", "enum", "required", "properties",
     "additionalProperties", "items", "minItems", "minimum", "maximum", "exclusiveMinimum",
+    "$defs", "$ref",
 }
 
 
@@ -25,11 +26,18 @@ def _is_type(value, name):
     raise ValueError(f"unknown JSON type {name!r} in schema")
 
 
-def errors(value, schema, path="$"):
-    """All violations of `schema` by `value`, as 'path: message' strings."""
+def errors(value, schema, path="$", root=None):
+    """All violations of `schema` by `value`, as 'path: message' strings. `root` is the whole
+    schema, where "$ref": "#/$defs/NAME" is looked up."""
+    root = schema if root is None else root
     unknown = set(schema) - SUPPORTED
     if unknown:
         raise ValueError(f"{path}: unsupported schema keywords {sorted(unknown)}")
+    if "$ref" in schema:
+        prefix = "#/$defs/"
+        if not schema["$ref"].startswith(prefix) or schema["$ref"][len(prefix):] not in root.get("$defs", {}):
+            raise ValueError(f"{path}: unresolvable $ref {schema['$ref']!r}")
+        return errors(value, root["$defs"][schema["$ref"][len(prefix):]], path, root)
     out = []
     if "type" in schema:
         types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
@@ -54,15 +62,15 @@ def errors(value, schema, path="$"):
         extra = schema.get("additionalProperties", True)
         for key, sub in value.items():
             if key in props:
-                out += errors(sub, props[key], f"{path}.{key}")
+                out += errors(sub, props[key], f"{path}.{key}", root)
             elif extra is False:
                 out.append(f"{path}: unexpected property {key!r}")
             elif isinstance(extra, dict):
-                out += errors(sub, extra, f"{path}.{key}")
+                out += errors(sub, extra, f"{path}.{key}", root)
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             out.append(f"{path}: fewer than {schema['minItems']} items")
         if "items" in schema:
             for i, item in enumerate(value):
-                out += errors(item, schema["items"], f"{path}[{i}]")
+                out += errors(item, schema["items"], f"{path}[{i}]", root)
     return out

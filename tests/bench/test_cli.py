@@ -20,7 +20,7 @@ def test_help_exits_zero_and_names_every_option():
     r = run(["--help"])
     assert r.returncode == 0
     for opt in ["--ds", "--reclaimer", "--threads", "--duration", "--trials", "--seed", "--key-range",
-                "--workload", "--prefill", "--pin", "--allocator", "--stall", "--stall-mode", "--stall-ms",
+                "--workload", "--readers", "--reader-workload", "--prefill", "--pin", "--allocator", "--stall", "--stall-mode", "--stall-ms",
                 "--quiescent-every", "--json", "--timeline", "--timeline-capacity", "--list", "--param",
                 "--poison", "--version"]:
         assert opt in r.stdout
@@ -234,6 +234,11 @@ def test_stack_or_queue_refuses_searches(outdir):
         expect_refusal(outdir, [*short_args(ds, rec), "--workload", "25i-25d-50s"], "no search operation")
 
 
+def test_stack_or_queue_refuses_searching_readers(outdir):
+    ds, rec = first_pair_of_kind("stack")
+    expect_refusal(outdir, [*short_args(ds, rec), "--readers", "1"], "give --reader-workload with a search share of 0")
+
+
 def test_set_prefill_beyond_key_range(outdir):
     ds, rec = first_pair_of_kind("set")
     expect_refusal(outdir, [*short_args(ds, rec), "--key-range", "100", "--prefill", "101"], "exceeds --key-range")
@@ -246,6 +251,9 @@ def test_set_prefill_beyond_key_range(outdir):
     (["--stall", "1", "--stall-mode", "sometimes"], "expected whole or periodic"),
     (["--pin", "everywhere"], "expected none, compact or scatter"),
     (["--timeline-capacity", "10"], "needs --timeline"),
+    (["--readers", "2"], "--readers 2 leaves no writer: it must be below --threads 2"),
+    (["--reader-workload", "0,0,100"], "--reader-workload needs --readers N"),
+    (["--readers", "1", "--reader-workload", "50,0,0"], "bad --reader-workload '50,0,0': the percentages sum to 50"),
 ])
 def test_inconsistent_options(outdir, extra, fragment):
     ds, rec = listing()["compatible"][0]

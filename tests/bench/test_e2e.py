@@ -7,7 +7,7 @@ import pytest
 
 from conftest import kind, listing, read_records, run, sanitized, short_args
 
-METRICS_BY_TRAIT = ["epochs", "signals", "restarts", "protect_retries"]
+METRICS_BY_TRAIT = ["epochs", "signals", "restarts", "protect_retries", "round_waits"]
 
 
 def run_ok(args, outdir, name="r.json"):
@@ -66,6 +66,30 @@ def test_workload_and_config_are_recorded(outdir):
     assert c["seed"] == 42 and c["prefill"] == 10 and c["pin"] == "compact"
     assert c["threads"] == 2 and c["key_range"] == 128 and c["allocator"] == "system"
     assert r["validation"]["ok"]
+
+
+def test_roles_report_writers_and_readers_apart(outdir):
+    ds = next(d for d, _ in listing()["compatible"] if kind(d) == "set")
+    rec = next(r for d, r in listing()["compatible"] if d == ds)
+    [r] = run_ok([*short_args(ds, rec, threads=3), "--readers", "2"], outdir)
+    c, m = r["config"], r["metrics"]
+    assert c["readers"] == 2 and c["reader_workload"] == {"insert": 0, "delete": 0, "search": 100}
+    w, rd = m["roles"]["writers"], m["roles"]["readers"]
+    assert (w["threads"], rd["threads"]) == (1, 2)
+    assert w["ops"] == m["per_thread_ops"][0] and rd["ops"] == sum(m["per_thread_ops"][1:])
+    assert w["ops"] > 0 and rd["ops"] > 0
+    elapsed = m["elapsed_s"]
+    assert w["throughput_ops_s"] == pytest.approx(w["ops"] / elapsed)
+    # Readers only search, so every insert and delete came from the writer.
+    assert m["retired"] <= w["ops"]
+    assert r["validation"]["ok"]
+
+
+def test_no_roles_without_readers(outdir):
+    ds, rec = listing()["compatible"][0]
+    [r] = run_ok(short_args(ds, rec), outdir)
+    assert r["config"]["readers"] == 0 and r["config"]["reader_workload"] is None
+    assert r["metrics"]["roles"] is None
 
 
 def test_custom_percentages(outdir):

@@ -4,8 +4,10 @@ Errors (the run is refused, one line each): a data structure, reclaimer or alloc
 does not know, a tunable a reclaimer does not have or a value of the wrong type, and a named
 data structure or reclaimer that no cell of the grid can run (every pairing is incompatible).
 Notes (the cell is skipped, said once with the reason): an incompatible pair or a workload the
-structure cannot run inside a grid that otherwise uses both names, and an allocator smrbench
-knows but whose library is not installed on this machine.
+structure cannot run (a search share, or readers, which only search, on a stack or queue) inside
+a grid that otherwise uses both names, and an allocator smrbench knows but whose library is not
+installed on this machine. (A cell whose readers are not below its threads is refused by
+experiment.py, with or without smrbench's list.)
 """
 
 from dataclasses import dataclass, field
@@ -21,7 +23,7 @@ class Checked:
 
 
 def check(cells: list, caps, origin: str) -> Checked:
-    """cells: (ds, reclaimer, allocator, threads, workload, key_range, stall) tuples."""
+    """cells: (ds, reclaimer, allocator, threads, workload, key_range, stall, readers) tuples."""
     out = Checked([])
     _names(cells, caps, origin, out)
     if out.problems:            # pairs of unknown names have nothing more to say
@@ -54,7 +56,8 @@ def check(cells: list, caps, origin: str) -> Checked:
 
 
 def _pair(cell) -> str:
-    return f"{cell[1].shown}×{cell[0]}" + (f" w={shown('workload', cell[4])}" if cell[4][2] else "")
+    workload = f" w={shown('workload', cell[4])}" if cell[4][2] else ""
+    return f"{cell[1].shown}×{cell[0]}{workload}" + (f" readers={cell[7]}" if cell[7] else "")
 
 
 def _names(cells: list, caps, origin: str, out: Checked):
@@ -117,6 +120,9 @@ def _why_not(cell, caps) -> str:
     if workload[2] and not caps.accepts_search(ds):
         return (f"a {caps.kinds[ds]} has no search operation, so its workload needs a search "
                 f"share of 0")
+    if cell[7] and not caps.accepts_search(ds):
+        return (f"a {caps.kinds[ds]} has no search operation, and readers run searches only, so "
+                f"it needs readers = 0")
     return ""
 
 

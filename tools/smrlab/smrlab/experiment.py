@@ -20,10 +20,11 @@ from smrlab.errors import BadInput, Failure
 from smrlab.paths import EXPERIMENTS_DIR
 
 ALL = "all"                     # grid value: everything `smrbench --list` reports
-DEFAULT_AXES = {"allocator": ["system"], "stall": [0]}
+DEFAULT_AXES = {"allocator": ["system"], "stall": [0], "readers": [0]}
 QUICK_DURATION_S = 0.2
 MIN_DURATION_S = 0.1
 TRIAL_OVERHEAD_S = 0.25         # process start and prefill, used to fit a time budget
+MAX_NAMED_CELLS = 5             # bad cells named one per line; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class Config:
     duration_s: float
     seed: int                   # trial k runs with seed + k, the same for every config
     timeline: bool
+    # Of the `threads` workers, the last `readers` run smrbench's reader workload (searches
+    # only); last, with a default, because plans and stores written before it have none.
+    readers: int = 0
 
     def to_json(self) -> dict:
         insert, delete, search = self.workload
@@ -61,21 +65,26 @@ class Config:
                 "params": dict(self.reclaimer.params), "allocator": self.allocator,
                 "threads": self.threads,
                 "workload": {"insert": insert, "delete": delete, "search": search},
-                "key_range": self.key_range, "stall": self.stall, "duration_s": self.duration_s,
-                "seed": self.seed, "timeline": self.timeline}
+                "key_range": self.key_range, "stall": self.stall, "readers": self.readers,
+                "duration_s": self.duration_s, "seed": self.seed, "timeline": self.timeline}
 
     @classmethod
     def from_json(cls, d: dict) -> "Config":
         w = d["workload"]
         return cls(d["ds"], Reclaimer(d["reclaimer"], tuple(sorted(d["params"].items())), d["label"]),
                    d["allocator"], d["threads"], (w["insert"], w["delete"], w["search"]),
-                   d["key_range"], d["stall"], d["duration_s"], d["seed"], d["timeline"])
+                   d["key_range"], d["stall"], d["duration_s"], d["seed"], d["timeline"],
+                   d.get("readers", 0))     # plans and stores from before the readers axis
 
     @cached_property
     def hash(self) -> str:
         # The label is presentation only: renaming a variant keeps its results.
         identity = self.to_json()
         del identity["label"]
+        # Without readers the hash is the one from before the axis existed, so that stored
+        # results keep their keys (a rerun resumes them, reports find them).
+        if not identity["readers"]:
+            del identity["readers"]
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -83,8 +92,17 @@ class Config:
         return shown(name, getattr(self, name))
 
     def describe(self) -> str:
-        return (f"{self.ds} {self.reclaimer.shown} t={self.threads} w={self.axis('workload')} "
-                f"kr={self.key_range} {self.allocator}" + (f" stall={self.stall}" if self.stall else ""))
+        return describe_cell(tuple(getattr(self, axis) for axis in AXES))
+
+
+def describe_cell(cell: tuple) -> str:
+    """A grid cell (one value per axis, in AXES order) in a few words, as progress lines, failed
+    trials and timeline titles name it; stall and readers only when not 0."""
+    c = dict(zip(AXES, cell))
+    return (f"{c['ds']} {c['reclaimer'].shown} t={c['threads']} "
+            f"w={shown('workload', c['workload'])} kr={c['key_range']} {c['allocator']}"
+            + (f" stall={c['stall']}" if c['stall'] else "")
+            + (f" readers={c['readers']}" if c['readers'] else ""))
 
 
 @dataclass
@@ -144,11 +162,13 @@ class Experiment:
                     axes["threads"] = [t for t in axes["threads"] if t <= 2] or [min(axes["threads"])]
             cells.extend(itertools.product(*(self._resolve(axis, axes[axis], caps) for axis in AXES)))
         cells = list(dict.fromkeys(cells))
+        problems = self._reader_problems(cells)
         if caps is not None:
             checked = capability_check.check(cells, caps, self.origin)
-            if checked.problems:
-                raise BadInput(*checked.problems)
+            problems += checked.problems
             cells, notes = checked.cells, checked.notes
+        if problems:
+            raise BadInput(*problems)
         if not cells:
             raise Failure(f"{self.name}: nothing left to run after filtering: " + "; ".join(notes))
 
@@ -160,9 +180,22 @@ class Experiment:
             notes.append(f"trial duration {duration} s to fit the {self.run.budget_s:g} s budget "
                          f"over {len(cells) * trials} trials")
         configs = [Config(ds, rec, alloc, threads, workload, key_range, stall, duration,
-                          self.run.seed, self.run.timeline)
-                   for ds, rec, alloc, threads, workload, key_range, stall in cells]
+                          self.run.seed, self.run.timeline, readers)
+                   for ds, rec, alloc, threads, workload, key_range, stall, readers in cells]
         return Plan(configs, trials, notes)
+
+    def _reader_problems(self, cells: list) -> list:
+        """A cell whose readers are not fewer than its threads has no writer; smrbench would
+        refuse it (exit 2) only when its turn came. One line per cell, the first few named."""
+        bad = [c for c in cells if c[AXES.index("readers")] >= c[AXES.index("threads")]]
+        problems = [f"{self.origin}: grid: cell '{describe_cell(c)}': readers = "
+                    f"{c[AXES.index('readers')]} leaves no writer; readers must be below threads "
+                    f"({c[AXES.index('threads')]})" for c in bad[:MAX_NAMED_CELLS]]
+        if len(bad) > MAX_NAMED_CELLS:
+            problems.append(f"{self.origin}: grid: … and {len(bad) - MAX_NAMED_CELLS} more cells "
+                            f"whose readers are not below their threads (pair readers with thread "
+                            f"counts in [[grid.case]] tables)")
+        return problems
 
     def _resolve(self, axis: str, values, caps) -> list:
         if values != ALL:
@@ -340,6 +373,7 @@ AXIS_READERS = {
     "ds": _names, "reclaimer": _reclaimers, "allocator": _names,
     "threads": _ints(1, "thread counts >= 1"), "workload": _workloads,
     "key_range": _ints(1, "key ranges >= 1"), "stall": _ints(0, "stalled thread counts >= 0"),
+    "readers": _ints(0, "reader thread counts >= 0"),
 }
 
 

@@ -10,8 +10,8 @@ claim is checked separately for each data structure, thread count, ... in the se
 With the median (the default statistic) a comparison is decided only beyond the noise: the 95%
 bootstrap interval of the ratio (stats.py) must lie wholly inside the bounds to pass, wholly
 outside to fail; otherwise it is "within the noise". A bounded finding's min and max may be
-expressions of the configuration's threads, stall and key_range, so that the threshold is the
-algorithm's own bound (NBR: "threads * 32768", the bag size per thread).
+expressions of the configuration's threads, key_range, stall and readers, so that the threshold
+is the algorithm's own bound (NBR: "threads * 32768", the bag size per thread).
 """
 
 import ast

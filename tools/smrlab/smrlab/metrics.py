@@ -6,6 +6,8 @@ from dataclasses import dataclass
 # name -> (human label, unit shown, scale applied for display)
 METRICS = {
     "throughput_ops_s": ("throughput", "Mops/s", 1e-6),
+    "writer_throughput_ops_s": ("writer throughput", "Mops/s", 1e-6),
+    "reader_throughput_ops_s": ("reader throughput", "Mops/s", 1e-6),
     "ns_per_op": ("time per operation", "ns", 1.0),
     "ops": ("operations", "ops", 1.0),
     "peak_rss_bytes": ("peak resident memory", "MiB", 1 / 2**20),
@@ -17,6 +19,7 @@ METRICS = {
     "epochs": ("epochs advanced", "epochs", 1.0),
     "signals": ("signals sent", "signals", 1.0),
     "restarts": ("restarts", "restarts", 1.0),
+    "round_waits": ("rounds that waited for other threads", "rounds", 1.0),
     "free_time_ns": ("time spent in free", "ms", 1e-6),
     "prefill_s": ("prefill time", "s", 1.0),
     "latency_ns.p50": ("operation latency p50", "ns", 1.0),
@@ -25,8 +28,15 @@ METRICS = {
     "latency_ns.max": ("operation latency max", "ns", 1.0),
 }
 
-# Columns of the report's number table and the summary, in this order.
-TABLE_METRICS = ["throughput_ops_s", "peak_rss_bytes", "avg_unreclaimed_per_op", "peak_unreclaimed",
+# Metrics read from elsewhere in the record's metrics than their name says: each role's
+# throughput, from smrbench's `roles` (null without --readers, absent before it existed).
+PATHS = {"writer_throughput_ops_s": "roles.writers.throughput_ops_s",
+         "reader_throughput_ops_s": "roles.readers.throughput_ops_s"}
+
+# Columns of the report's number table and the summary, in this order (a metric no row has,
+# such as the role throughputs of a grid without readers, is left out).
+TABLE_METRICS = ["throughput_ops_s", "writer_throughput_ops_s", "reader_throughput_ops_s",
+                 "peak_rss_bytes", "avg_unreclaimed_per_op", "peak_unreclaimed",
                  "epochs", "signals"]
 
 
@@ -38,7 +48,7 @@ def value(record: dict, metric: str) -> float | None:
         throughput = metrics.get("throughput_ops_s")
         return 1e9 / throughput if throughput else None
     node = metrics
-    for part in metric.split("."):
+    for part in PATHS.get(metric, metric).split("."):
         node = node.get(part) if isinstance(node, dict) else None
     return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else None
 

@@ -328,6 +328,8 @@ def _config_slug(config) -> str:
              f"w{config.axis('workload').replace(',', '-')}", f"kr{config.key_range}"]
     if config.stall:
         parts.append(f"stall{config.stall}")
+    if config.readers:
+        parts.append(f"readers{config.readers}")
     return _slug("-".join(parts))
 
 

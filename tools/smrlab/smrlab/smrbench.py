@@ -17,6 +17,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 INTERRUPTED_EXITS = {**{128 + s: s for s in STOP_SIGNALS}, **{-s: s for s in STOP_SIGNALS}}
 BUILD_KEYS = ("commit", "compiler", "build_type", "flags")
 MACHINE_KEYS = ("cpu", "cores", "kernel", "hostname")
+# What readers run: smrbench's default --reader-workload, which smrlab relies on and checks.
+READER_WORKLOAD = {"insert": 0, "delete": 0, "search": 100}
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ def command(smrbench: Path, config, trial: int, json_path: Path, timeline_path: 
            "--trials", "1", "--seed", str(config.seed + trial), "--key-range", str(config.key_range),
            "--workload", f"{insert},{delete},{search}", "--allocator", config.allocator,
            "--stall", str(config.stall)]
+    if config.readers:
+        cmd += ["--readers", str(config.readers)]
     for name, value in config.reclaimer.params:
         cmd += ["--param", f"{name}={value}"]
     cmd += ["--json", str(json_path)]
@@ -220,11 +224,15 @@ def _read_record(path: Path) -> tuple[dict | None, str]:
 
 def _mismatch(record: dict, config, trial: int) -> str:
     """smrbench must have run what we asked for; a silent default would poison the store."""
-    got = record["config"]
+    # An smrbench from before --readers writes no config.readers: it ran without readers.
+    got = {"readers": 0, **record["config"]}
     want = {"ds": config.ds, "reclaimer": config.reclaimer.name, "threads": config.threads,
             "key_range": config.key_range, "allocator": config.allocator,
             "stalled_threads": config.stall, "seed": config.seed + trial,
-            "workload": dict(zip(("insert", "delete", "search"), config.workload))}
+            "workload": dict(zip(("insert", "delete", "search"), config.workload)),
+            "readers": config.readers}
+    if config.readers:
+        want["reader_workload"] = READER_WORKLOAD
     for key, value in want.items():
         if got.get(key) != value:
             return f"record config.{key} is {got.get(key)!r}, asked for {value!r}"

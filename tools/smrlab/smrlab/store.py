@@ -54,6 +54,8 @@ class Store:
                 latest[entry["key"]] = entry
             except (ValueError, KeyError, TypeError):
                 raise BadInput(f"{self.trials_path}:{number}: not a results entry") from None
+            if isinstance(entry.get("config"), dict):     # stored before the readers axis
+                entry["config"].setdefault("readers", 0)
         return list(latest.values())
 
     def identities(self) -> list[dict]:

@@ -9,6 +9,8 @@ FAKE_INTERRUPT=rec[:SIG] for reclaimer `rec`: send SIG (default SIGINT) to the p
                          then go on for 3 s; a signal that reaches the fake meanwhile stops it
 FAKE_STOP=rec:SIG[:after]  for reclaimer `rec`: as if the fake alone got SIG, mid-trial (no
                          record) or, with `after`, once the trial completed (record written)
+Like smrbench, --readers N (below --threads) writes config.readers and reader_workload (searches
+only) and metrics.roles (each role's threads, ops, throughput; null without readers).
 Like smrbench, a SIGINT, SIGTERM or SIGHUP (unless ignored at start) abandons the trial under way,
 leaves no partial record, and exits 128+signal.
 FAKE_COMMIT=sha          env.commit of every record (default 3f9c2e1)
@@ -57,6 +59,7 @@ def arguments():
         p.add_argument(f"--{name}")
     for name in ("threads", "trials", "seed", "key-range", "stall"):
         p.add_argument(f"--{name}", type=int)
+    p.add_argument("--readers", type=int, default=0)
     p.add_argument("--duration", type=float)
     p.add_argument("--param", action="append", default=[])
     return p.parse_args()
@@ -66,8 +69,17 @@ def synthesize(a, config) -> dict:
     throughput = BASE_THROUGHPUT.get(a.reclaimer, 7e6) * min(a.threads, 2) * (1 + a.seed % 3 / 100)
     ops = int(throughput * a.duration)
     robust = a.reclaimer == "hp"
+    per_thread = [ops // a.threads] * a.threads
+    roles = None
+    if a.readers:       # readers (the last workers) do twice the operations of a writer
+        per_thread = [ops // (a.threads + a.readers)] * (a.threads - a.readers) \
+            + [2 * ops // (a.threads + a.readers)] * a.readers
+        writers = a.threads - a.readers
+        roles = {name: {"threads": n, "ops": sum(part), "throughput_ops_s": sum(part) / a.duration}
+                 for name, n, part in (("writers", writers, per_thread[:writers]),
+                                       ("readers", a.readers, per_thread[writers:]))}
     return {
-        "ops": ops, "throughput_ops_s": throughput, "per_thread_ops": [ops // a.threads] * a.threads,
+        "ops": ops, "throughput_ops_s": throughput, "per_thread_ops": per_thread, "roles": roles,
         "latency_ns": {"p50": 100, "p99": 900, "p999": 4000, "max": 90000},
         "peak_rss_bytes": 8_000_000 + (0 if robust else 4_000_000) * (1 + a.stall),
         "end_rss_bytes": 7_000_000,
@@ -128,12 +140,18 @@ def main():
               "params": dict(p.split("=", 1) for p in a.param), "threads": a.threads,
               "duration_s": a.duration, "key_range": a.key_range,
               "workload": {"insert": insert, "delete": delete, "search": search},
+              "readers": a.readers,
+              "reader_workload": {"insert": 0, "delete": 0, "search": 100} if a.readers else None,
               "allocator": a.allocator, "stalled_threads": a.stall, "seed": a.seed,
               "prefill": a.key_range // 2}
     failures = dict(item.split(":") for item in os.environ.get("FAKE_FAIL", "").split(",") if item)
     how = failures.get(a.reclaimer)
     if how == "2":
         print(f"smrbench: unknown reclaimer '{a.reclaimer}'", file=sys.stderr)
+        sys.exit(2)
+    if a.readers >= a.threads:
+        print(f"smrbench: --readers {a.readers} leaves no writer: it must be below --threads "
+              f"{a.threads} (the others run --workload)", file=sys.stderr)
         sys.exit(2)
     if how == "crash":
         os.kill(os.getpid(), signal.SIGABRT)
