@@ -54,6 +54,13 @@ static_assert(!smr::compatible_v<smr::nm_tree<key, smr::he>, smr::he> &&
                   !smr::compatible_v<smr::nm_tree<key, smr::ibr_2ge>, smr::ibr_2ge> &&
                   smr::compatible_v<smr::nm_tree<key, smr::ibr_epoch>, smr::ibr_epoch>,
               "interval and era schemes cannot protect the tree's walks; IBR's epoch scheme can");
+static_assert(!smr::compatible_v<smr::dgt_tree<key, hp_like>, hp_like> &&
+                  !smr::compatible_v<smr::dgt_tree<key, smr::he>, smr::he> &&
+                  !smr::compatible_v<smr::dgt_tree<key, smr::ibr_2ge>, smr::ibr_2ge> &&
+                  smr::compatible_v<smr::dgt_tree<key, nbr_like>, nbr_like> &&
+                  smr::compatible_v<smr::dgt_tree<key, smr::debra>, smr::debra>,
+              "the DGT tree's searches walk through unlinked nodes (NBR paper, Table 1): NBR and "
+              "the epoch schemes only");
 static_assert(!smr::compatible_v<smr::treiber_stack<key, smr::tag_ibr>, smr::tag_ibr> &&
                   !smr::compatible_v<smr::ms_queue<key, smr::tag_ibr>, smr::tag_ibr> &&
                   smr::compatible_v<smr::hm_list<key, smr::tag_ibr_faa>, smr::tag_ibr_faa> &&
@@ -148,14 +155,16 @@ TYPED_TEST(DsSequential, NmTreeMatchesModel) {
   check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(1024, 4000, 10);
 }
 
-// Keys 0 and the largest key sit next to the inf0 sentinel: the tree's edges of the key space.
-TYPED_TEST(DsSequential, NmTreeKeyBounds) {
-  using R = TypeParam;
+// Keys 0 and the largest key sit next to the inf0 sentinel, and the first insert and the last
+// remove change S's own link: the edges of an external BST's key space.
+template <template <class, class> class Tree, class R>
+void check_tree_key_bounds() {
   R domain;
-  smr::nm_tree<key, R> tree(domain);
+  Tree<key, R> tree(domain);
   auto h = domain.attach();
   const key top = ~key{0};
   EXPECT_FALSE(tree.contains(h, 0));
+  EXPECT_FALSE(tree.remove(h, 0));
   EXPECT_TRUE(tree.insert(h, top));
   EXPECT_TRUE(tree.insert(h, 0));
   EXPECT_FALSE(tree.insert(h, top));
@@ -167,6 +176,15 @@ TYPED_TEST(DsSequential, NmTreeKeyBounds) {
   EXPECT_EQ(tree.size_unsafe(), 0u);
   EXPECT_EQ(tree.check_invariants_unsafe(), "");
 }
+
+TYPED_TEST(DsSequential, NmTreeKeyBounds) { check_tree_key_bounds<smr::nm_tree, TypeParam>(); }
+
+TYPED_TEST(DsSequential, DgtTreeMatchesModel) {
+  check_set_against_model<smr::dgt_tree<key, TypeParam>, TypeParam>(64, 6000, 13);
+  check_set_against_model<smr::dgt_tree<key, TypeParam>, TypeParam>(1024, 4000, 14);
+}
+
+TYPED_TEST(DsSequential, DgtTreeKeyBounds) { check_tree_key_bounds<smr::dgt_tree, TypeParam>(); }
 
 TYPED_TEST(DsSequential, HashMapMatchesModel) {
   // 7 buckets: chains of several nodes, so the list code inside each bucket is exercised.
@@ -183,6 +201,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
   smr::lazy_list<std::string, R> lazy(domain);
   smr::hm_list<std::string, R> hm(domain);
   smr::nm_tree<std::string, R> tree(domain);
+  smr::dgt_tree<std::string, R> dgt(domain);
   smr::harris_list<std::string, R> harris(domain);
   auto h = domain.attach();
   for (int round = 0; round < 3; ++round) {
@@ -192,6 +211,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(lazy.insert(h, k));
       EXPECT_TRUE(hm.insert(h, k));
       EXPECT_TRUE(tree.insert(h, k));
+      EXPECT_TRUE(dgt.insert(h, k));
       EXPECT_TRUE(harris.insert(h, k));
       EXPECT_FALSE(map.insert(h, k));
     }
@@ -201,6 +221,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(lazy.remove(h, k));
       EXPECT_TRUE(hm.remove(h, k));
       EXPECT_TRUE(tree.remove(h, k));
+      EXPECT_TRUE(dgt.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
       EXPECT_FALSE(lazy.contains(h, k));
     }
@@ -208,6 +229,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
     EXPECT_EQ(lazy.size_unsafe(), 25u);
     EXPECT_EQ(hm.size_unsafe(), 25u);
     EXPECT_EQ(tree.size_unsafe(), 25u);
+    EXPECT_EQ(dgt.size_unsafe(), 25u);
     EXPECT_EQ(harris.size_unsafe(), 25u);
     for (int i = 1; i < 50; i += 2) {
       const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
@@ -216,9 +238,11 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(lazy.remove(h, k));
       EXPECT_TRUE(hm.remove(h, k));
       EXPECT_TRUE(tree.remove(h, k));
+      EXPECT_TRUE(dgt.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
     }
     EXPECT_EQ(tree.check_invariants_unsafe(), "");
+    EXPECT_EQ(dgt.check_invariants_unsafe(), "");
     EXPECT_EQ(harris.check_invariants_unsafe(), "");
     EXPECT_EQ(map.check_invariants_unsafe(), "");
     EXPECT_EQ(lazy.check_invariants_unsafe(), "");

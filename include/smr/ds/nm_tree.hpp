@@ -40,6 +40,7 @@
 
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/external_bst.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
@@ -66,7 +67,7 @@ class nm_tree {
   nm_tree(const nm_tree&) = delete;
   nm_tree& operator=(const nm_tree&) = delete;
   // Single-threaded: frees every node still in the tree except the sentinels (members).
-  ~nm_tree() { free_subtree(s_.left.load(core::mo_relaxed).get()); }
+  ~nm_tree() { detail::external_bst::free_subtree(s_.left.load(core::mo_relaxed).get(), &inf0_); }
 
   bool insert(handle& h, const K& key) {
     auto g = h.begin_op();
@@ -134,16 +135,10 @@ class nm_tree {
 
   template <class F>
   void for_each_unsafe(F&& fn) const {
-    visit_leaves(s_.left.load(core::mo_relaxed).get(), [&](const node* leaf) {
-      if (leaf->rank == real) fn(static_cast<const K&>(leaf->key));
-    });
+    detail::external_bst::for_each_key(s_.left.load(core::mo_relaxed).get(), fn);
   }
 
-  std::size_t size_unsafe() const {
-    std::size_t n = 0;
-    for_each_unsafe([&](const K&) { ++n; });
-    return n;
-  }
+  std::size_t size_unsafe() const { return detail::external_bst::count_keys(s_.left.load(core::mo_relaxed).get()); }
 
   // Empty if: the sentinel top is intact; every internal node has two children and routes its
   // subtrees (left < key <= right); no flagged or tagged edge is reachable (every delete that
@@ -154,19 +149,10 @@ class nm_tree {
         root_.right.load(core::mo_relaxed) != mptr(const_cast<node*>(&inf2_)) ||
         s_.right.load(core::mo_relaxed) != mptr(const_cast<node*>(&inf1_)))
       return "sentinel top of the tree changed";
-    const node* prev = nullptr;
-    std::size_t index = 0;
     std::string error;
     check_subtree(s_.left.load(core::mo_relaxed), nullptr, &s_, error);
     if (!error.empty()) return error;
-    visit_leaves(s_.left.load(core::mo_relaxed).get(), [&](const node* leaf) {
-      if (error.empty() && prev != nullptr && !less(*prev, *leaf))
-        error = "leaves not strictly increasing at position " + std::to_string(index);
-      prev = leaf;
-      ++index;
-    });
-    if (error.empty() && prev != &inf0_) error = "the last leaf of S's left subtree is not inf0";
-    return error;
+    return detail::external_bst::check_leaf_order(s_.left.load(core::mo_relaxed).get(), &inf0_);
   }
 
  private:
@@ -175,8 +161,9 @@ class nm_tree {
   using mptr = core::marked_ptr<node>;
 
   // A key's rank: real keys first, then the sentinels, which compare above every real key.
-  using rank_t = unsigned char;
-  static constexpr rank_t real = 0, inf0 = 1, inf1 = 2, inf2 = 3;
+  using rank_t = detail::external_bst::rank_t;
+  static constexpr rank_t real = detail::external_bst::real, inf0 = detail::external_bst::inf0,
+                          inf1 = detail::external_bst::inf1, inf2 = detail::external_bst::inf2;
 
   struct node : R::node_base {
     // A leaf (no children), or an internal node with both.
@@ -197,14 +184,9 @@ class nm_tree {
     node* leaf;
   };
 
-  static bool less(const node& a, const node& b) {
-    return a.rank != b.rank ? a.rank < b.rank : (a.rank == real && a.key < b.key);
-  }
-  // Whether `key` belongs in n's left subtree (key < n's key).
-  static bool goes_left(const K& key, const node* n) { return n->rank != real || key < n->key; }
-  static bool holds(const node* leaf, const K& key) {
-    return leaf->rank == real && !(key < leaf->key) && !(leaf->key < key);
-  }
+  static bool less(const node& a, const node& b) { return detail::external_bst::less(a, b); }
+  static bool goes_left(const K& key, const node* n) { return detail::external_bst::goes_left(key, n); }
+  static bool holds(const node* leaf, const K& key) { return detail::external_bst::holds(leaf, key); }
   static link& child(node* n, const K& key) { return goes_left(key, n) ? n->left : n->right; }
   static link& other_child(node* n, const K& key) { return goes_left(key, n) ? n->right : n->left; }
 
@@ -282,25 +264,6 @@ class nm_tree {
       g.retire(n);
       n = on_path;
     }
-  }
-
-  // S's left subtree holds created nodes and, of the sentinels, only the inf0 leaf.
-  void free_subtree(node* n) {
-    if (n == nullptr || n == &inf0_) return;
-    free_subtree(n->left.load(core::mo_relaxed).get());
-    free_subtree(n->right.load(core::mo_relaxed).get());
-    core::free_node(n);
-  }
-
-  template <class F>
-  static void visit_leaves(const node* n, F&& fn) {
-    const node* l = n->left.load(core::mo_relaxed).get();
-    if (l == nullptr) {
-      fn(n);
-      return;
-    }
-    visit_leaves(l, fn);
-    visit_leaves(n->right.load(core::mo_relaxed).get(), fn);
   }
 
   // Every node below `edge` lies in [lo, hi) (lo null: unbounded): a router's left subtree is
