@@ -279,7 +279,8 @@ struct nbr_rule_with : rule_defaults {
     // to the domain.
     ~thread_state() {
       if (!bag_.empty()) begin_round();
-      while (!complete_acknowledged_rounds()) back_off(spins_for_exit_);
+      unsigned spins = 0;
+      while (!complete_all_acknowledged()) back_off(spins);
       this->donate(bag_.take_all());
       auto& s = this->slot();
       // relaxed: the add and the senders' RMWs are one chain on one word; the acquire loads
@@ -349,7 +350,7 @@ struct nbr_rule_with : rule_defaults {
       if (in_read_) detail::misuse("nbr: retire() inside a read phase (it belongs to the write phase)");
       bag_.push(n);
       this->tc().note_retired();
-      if (pending_count_ != 0) complete_acknowledged_rounds();
+      if (pending_count_ != 0) complete_all_acknowledged();
       if (bag_.size() >= next_round_at_) {
         begin_round();  // the high watermark
       } else if constexpr (Watermarks::piggyback) {
@@ -363,10 +364,10 @@ struct nbr_rule_with : rule_defaults {
     // us): completes what was acknowledged, and once nothing is pending begins a round for
     // whatever is left (the bag's reserved leftovers, orphans).
     void reclaim_step() {
-      if (!complete_acknowledged_rounds()) return;
+      if (!complete_all_acknowledged()) return;
       if (!bag_.empty() || this->domain().has_orphans()) {
         begin_round();
-        complete_acknowledged_rounds();
+        complete_all_acknowledged();
       }
     }
 
@@ -442,7 +443,7 @@ struct nbr_rule_with : rule_defaults {
       snapshot_and_signal(r);
       // The next round waits for bag_threshold new retirements.
       reset_watermarks();
-      complete_acknowledged_rounds();  // nobody caught in a read phase: complete at once
+      complete_all_acknowledged();  // nobody caught in a read phase: complete at once
     }
 
     // Step 1 (snapshots) and step 2 (signals) for round r.
@@ -483,7 +484,7 @@ struct nbr_rule_with : rule_defaults {
     // moved on frees its batch, except what is reserved, which goes back to the bag. Rounds
     // complete in order: a later round's snapshot of a thread that has not moved on reads the
     // same odd value, so it waits on that thread too. Stops after `most` rounds; returns how
-    // many completed, or with `most` unlimited whether nothing is pending any more.
+    // many completed.
     std::size_t complete_acknowledged_rounds(std::size_t most) {
       std::size_t completed = 0;
       while (pending_count_ != 0 && completed < most) {
@@ -514,7 +515,8 @@ struct nbr_rule_with : rule_defaults {
       }
       return completed;
     }
-    bool complete_acknowledged_rounds() {
+    // Completes every round that can be; true if none is pending any more.
+    bool complete_all_acknowledged() {
       complete_acknowledged_rounds(std::numeric_limits<std::size_t>::max());
       return pending_count_ == 0;
     }
@@ -623,7 +625,6 @@ struct nbr_rule_with : rule_defaults {
     detail::protected_set reserved_;
     std::size_t next_round_at_ = this->domain().configuration().bag_threshold;
     std::uint64_t waited_rounds_ = 0;
-    unsigned spins_for_exit_ = 0;
     // NBR+ only.
     std::size_t low_mark_ = std::max<std::size_t>(1, this->domain().configuration().bag_threshold *
                                                          this->domain().configuration().low_watermark_percent / 100);
