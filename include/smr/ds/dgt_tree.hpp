@@ -215,7 +215,9 @@ class dgt_tree {
     // release: the link stores made under the lock happen before any try_lock that succeeds
     // after this (and the version change fails every try_lock at the old version).
     void unlock(side s) { step(s, +1, core::mo_release); }
-    // relaxed: nothing was written under the lock; the version is the one searches saw.
+    // relaxed: nothing was written under the lock, and the version is the one searches saw;
+    // as an RMW it continues the release sequence of the last unlock, so the next holder still
+    // acquires what that unlock published.
     void revert(side s) { step(s, -1, core::mo_relaxed); }
 
    private:
