@@ -60,6 +60,7 @@
 #include "smr/core/traits.hpp"
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/unpredictable.hpp"
 #include "smr/detail/external_bst.hpp"
 
 namespace smr {
@@ -139,7 +140,7 @@ class dgt_tree {
   bool contains(handle& h, const K& key) {
     auto g = h.begin_op();
     auto slot = g.slot();
-    return holds(search(g, slot, key).leaf, key);
+    return detail::unpredictable(holds(search(g, slot, key).leaf, key));  // before the guard closes
   }
 
   // ---- single-threaded inspection (after a run) ----

@@ -32,6 +32,7 @@
 
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/unpredictable.hpp"
 #include "smr/detail/sorted_list_inspection.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
@@ -114,7 +115,7 @@ class harris_list {
     auto g = h.begin_op();
     auto slot = g.slot();
     const window w = search(g, slot, key);
-    return w.right != nullptr && !(key < w.right->key);
+    return detail::unpredictable(w.right != nullptr && !(key < w.right->key));  // before the guard closes
   }
 
   // ---- single-threaded inspection (after a run) ----

@@ -57,7 +57,7 @@ class hash_map {
   }
   bool contains(handle& h, const K& key) {
     auto g = h.begin_op();
-    return bucket(key).contains(g, key);
+    return detail::unpredictable(bucket(key).contains(g, key));  // before the guard closes
   }
 
   std::size_t bucket_count() const { return buckets_; }

@@ -35,6 +35,7 @@
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
 #include "smr/detail/sorted_list_inspection.hpp"
+#include "smr/detail/unpredictable.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
@@ -244,7 +245,7 @@ class hm_list {
   }
   bool contains(handle& h, const K& key) {
     auto g = h.begin_op();
-    return chain_.contains(g, key);
+    return detail::unpredictable(chain_.contains(g, key));  // before the guard closes
   }
 
   template <class F>

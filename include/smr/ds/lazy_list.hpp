@@ -28,6 +28,7 @@
 #include "smr/core/atomic.hpp"
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/unpredictable.hpp"
 #include "smr/detail/sorted_list_inspection.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
@@ -119,7 +120,7 @@ class lazy_list {
       // relaxed: see remove(); a node found unmarked was in the list at some point of the walk.
       const bool found = cur != nullptr && !(key < cur->key) && !cur->marked.load(core::mo_relaxed);
       g.reserve();  // no write phase follows
-      return found;
+      return detail::unpredictable(found);  // before the phase and the guard close
     });
   }
 

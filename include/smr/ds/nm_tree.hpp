@@ -40,6 +40,7 @@
 
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
+#include "smr/detail/unpredictable.hpp"
 #include "smr/detail/external_bst.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
@@ -128,7 +129,7 @@ class nm_tree {
   bool contains(handle& h, const K& key) {
     auto g = h.begin_op();
     auto slot = g.slot();
-    return holds(seek(g, slot, key).leaf, key);
+    return detail::unpredictable(holds(seek(g, slot, key).leaf, key));  // before the guard closes
   }
 
   // ---- single-threaded inspection (after a run) ----
