@@ -32,6 +32,20 @@ bool holds(const Node* leaf, const K& key) {
   return leaf->rank == real && !(key < leaf->key) && !(leaf->key < key);
 }
 
+// An insert's new internal node: it routes between the leaf found and the new leaf, and its key
+// is the larger of the two. If allocating it throws (std::bad_alloc, smrbench's exhausted node
+// pool), the new leaf, never published, is disposed of, so the failed insert leaks nothing.
+template <class Node, class G, class K>
+Node* new_internal(G& g, const K& key, Node* leaf, Node* fresh_leaf) {
+  try {
+    return goes_left(key, leaf) ? g.template create<Node>(leaf->key, leaf->rank, fresh_leaf, leaf)
+                                : g.template create<Node>(key, real, leaf, fresh_leaf);
+  } catch (...) {
+    g.dispose(fresh_leaf);
+    throw;
+  }
+}
+
 template <class Node>
 const Node* left_of(const Node* n) {
   return n->left.load(core::mo_relaxed).get();

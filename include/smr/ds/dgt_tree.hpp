@@ -95,10 +95,7 @@ class dgt_tree {
         return false;
       }
       if (fresh_leaf == nullptr) fresh_leaf = g.template create<node>(key, real);
-      // The new internal node routes between the two leaves: its key is the larger one.
-      node* internal = goes_left(key, p.leaf)
-                           ? g.template create<node>(p.leaf->key, p.leaf->rank, fresh_leaf, p.leaf)
-                           : g.template create<node>(key, real, p.leaf, fresh_leaf);
+      node* internal = detail::external_bst::new_internal(g, key, p.leaf, fresh_leaf);
       const side s = side_of(p.parent, key);
       detail::chaos_point();
       if (p.parent->lock.try_lock(s, p.parent_word)) {

@@ -81,10 +81,7 @@ class nm_tree {
         return false;
       }
       if (fresh_leaf == nullptr) fresh_leaf = g.template create<node>(key, real);
-      // The new internal node routes between the two leaves: its key is the larger one.
-      node* internal = goes_left(key, r.leaf)
-                           ? g.template create<node>(r.leaf->key, r.leaf->rank, fresh_leaf, r.leaf)
-                           : g.template create<node>(key, real, r.leaf, fresh_leaf);
+      node* internal = detail::external_bst::new_internal(g, key, r.leaf, fresh_leaf);
       link& edge = child(r.parent, key);
       detail::chaos_point();
       mptr expected(r.leaf);
