@@ -40,6 +40,12 @@ class thread_core {
   void free_now(limbo_bag&& bag, Progress&& progress, std::size_t every) {
     if (bag.empty()) return;
     const std::size_t n = bag.size();
+    // Off the gauge before the first free: each freed block may at once be allocated, published
+    // and retired again by another thread, and counting it twice would inflate the peak by up
+    // to a whole batch (seen as a peak above a bounded pool's size). The batch was counted as
+    // unreclaimed up to now, so the peak loses nothing.
+    flush_gauge();
+    gauge_->add(-static_cast<std::int64_t>(n));
     const std::uint64_t start = monotonic_ns();
     std::size_t since = 0;
     while (retired_node* node = bag.pop_front()) {
@@ -53,8 +59,6 @@ class thread_core {
     stats_->freed.add(n);
     stats_->free_time_ns.add(end - start);
     stats_->free_batches.add();
-    flush_gauge();
-    gauge_->add(-static_cast<std::int64_t>(n));
     record(event_kind::batch_free, start, end, n);
   }
 
@@ -65,6 +69,8 @@ class thread_core {
   static constexpr std::uint64_t long_free_ns = 100'000;
 
   void free_one(retired_node* node) {
+    flush_gauge();
+    gauge_->add(-1);  // before the free, as in free_now
     const bool timed = timeline_ != nullptr || ++free_calls_ % free_sample_every == 0;
     if (!timed) {
       free_node(node);
@@ -76,8 +82,6 @@ class thread_core {
       if (took >= long_free_ns) record(event_kind::free_call, start, start + took, took);
     }
     stats_->freed.add();
-    flush_gauge();
-    gauge_->add(-1);
   }
 
   void record(event_kind kind, std::uint64_t start, std::uint64_t end, std::uint64_t value) {
