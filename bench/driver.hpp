@@ -50,6 +50,35 @@ struct alignas(64) worker_state {
   std::string pin_error;
 };
 
+// One operation. With --node-pool, an operation that found the pool empty failed before it
+// changed anything (pool_exhausted); it is retried after a pause taken outside any operation
+// (node_pool.hpp says why) until it gets its block. Returns false when the trial stopped while
+// it waited: the operation is abandoned and not counted.
+template <class DS>
+bool run_op_from_pool(DS& ds, typename DS::handle& h, op_kind op, key_type k, accounting& acc, node_pool* pool,
+                      const stop_signal& stop) {
+  if (pool == nullptr) {
+    run_op(ds, h, op, k, acc);
+    return true;
+  }
+  std::uint64_t waiting_since = 0;
+  for (;;) {
+    try {
+      run_op(ds, h, op, k, acc);
+      break;
+    } catch (const pool_exhausted&) {
+      if (waiting_since == 0) waiting_since = now_ns();
+      if (stop.raised()) {
+        pool->note_wait(now_ns() - waiting_since, true);
+        return false;
+      }
+      pool->pause();
+    }
+  }
+  if (waiting_since != 0) pool->note_wait(now_ns() - waiting_since, false);
+  return true;
+}
+
 inline smr::core::stats_snapshot delta(const smr::core::stats_snapshot& end, const smr::core::stats_snapshot& start) {
   smr::core::stats_snapshot d = end;
   d.retired -= start.retired;
@@ -159,10 +188,10 @@ trial_result run_trial(const trial_spec& spec) {
       const auto k = static_cast<key_type>(rnd.below(key_range));
       if ((r & 63) == 0) {  // time one operation in 64, chosen at random so no period aliases
         const std::uint64_t t0 = detail::now_ns();
-        run_op(ds, h, op, k, acc);
+        if (!detail::run_op_from_pool(ds, h, op, k, acc, spec.pool, stop)) break;
         st.latency[static_cast<unsigned>(op)]->add(detail::now_ns() - t0);
-      } else {
-        run_op(ds, h, op, k, acc);
+      } else if (!detail::run_op_from_pool(ds, h, op, k, acc, spec.pool, stop)) {
+        break;
       }
       ++ops;
     }
@@ -265,6 +294,7 @@ trial_result run_trial(const trial_spec& spec) {
   const auto deadline = go + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                  std::chrono::duration<double>(o.duration_s));
   const double cpu_at_go = process_cpu_seconds();
+  if (spec.pool != nullptr) spec.pool->begin_timed();
   phase.advance_to(detail::running);
   for (auto now = go; now < deadline; now = std::chrono::steady_clock::now()) {
     if (interrupt_signal() != 0) {

@@ -76,6 +76,22 @@ void report_interruption(const options& o, int sig, unsigned completed, bool sto
 
 // The checks that need the registry: names, compatibility, tunables, workload and prefill
 // against the kind of structure.
+// A trial whose pool overflowed in the prefill did not run with the memory asked for; one whose
+// pool is missing blocks after teardown leaked nodes (a data structure or reclaimer bug).
+void check_pool(const node_pool::counters& c, const options& o, trial_result& r) {
+  auto fail = [&](const std::string& why) {
+    if (!r.valid) return;
+    r.valid = false;
+    r.validation_detail = why;
+  };
+  if (c.prefill_overflows != 0)
+    fail("--node-pool " + std::to_string(c.capacity) + " ran out during the prefill of " + std::to_string(o.prefill.value_or(0)) +
+         " elements (" + std::to_string(c.prefill_overflows) + " more nodes needed): use a larger pool");
+  if (c.lost != 0)
+    fail("the node pool has " + std::to_string(c.lost) + " of its " + std::to_string(c.capacity) +
+         " blocks missing after teardown: nodes leaked");
+}
+
 trial_fn resolve(const options& o) {
   const registry& reg = registry::instance();
   const ds_entry& ds = reg.data_structure(o.ds);
@@ -145,9 +161,20 @@ int run(int argc, char** argv) {
     spec.seed = rng::mix(o.seed + t);
     spec.worker_cpus = cpus;
     spec.timeline = tl.get();
+    std::unique_ptr<node_pool> pool;
+    if (o.node_pool) {
+      pool = std::make_unique<node_pool>(*o.node_pool, o.pool_wait);
+      spec.pool = pool.get();
+      smr::core::set_node_memory_resource(pool.get());
+    }
 
     trial_result r = run_trial(spec);  // the domain is gone when this returns
     if (o.poison) smr::core::drain_quarantine();
+    if (pool) {
+      smr::core::set_node_memory_resource(nullptr);  // every node it served is gone
+      r.pool = pool->finish();
+      check_pool(*r.pool, o, r);
+    }
     if (r.interrupted) {
       stopped_mid_trial = true;
       break;

@@ -77,6 +77,10 @@ throughput, latency, memory and reclamation metrics; validates the structure aft
                          steady state)
   --pin P                none | compact | scatter (default none)
   --allocator A          system | jemalloc | tcmalloc | mimalloc (default system)
+  --node-pool N          every node comes from a pool of N blocks (Hart et al. Fig. 14); an
+                         operation that finds it empty in the timed trial is retried until it
+                         gets a block
+  --pool-wait W          busy | yield: retry at once, or after sched_yield() (default yield)
   --stall N              N extra threads that stall inside an operation
   --stall-mode M         whole (stalled for the whole trial, default) | periodic
   --stall-ms MS          periodic mode: milliseconds per stall (and between stalls)
@@ -153,6 +157,17 @@ options parse_options(int argc, char** argv) {
          else throw usage_error("bad --pin '" + v + "': expected none, compact or scatter");
        }},
       {"--allocator", [&](const std::string& v) { o.allocator = v; }},
+      {"--node-pool",
+       [&](const std::string& v) {
+         o.node_pool = parse_unsigned<std::uint32_t>("--node-pool", v, 1, std::uint32_t{1} << 31);
+       }},
+      {"--pool-wait",
+       [&](const std::string& v) {
+         if (v == "busy") o.pool_wait = pool_wait::busy;
+         else if (v == "yield") o.pool_wait = pool_wait::yield;
+         else throw usage_error("bad --pool-wait '" + v + "': expected busy or yield");
+         o.pool_wait_given = true;
+       }},
       {"--stall",
        [&](const std::string& v) { o.stall = parse_unsigned<unsigned>("--stall", v, 0, max_threads); }},
       {"--stall-mode",
@@ -251,6 +266,9 @@ void check_options(options& o) {
   if (o.reader_workload_given && o.readers == 0) throw usage_error("--reader-workload needs --readers N");
   if (o.timeline_capacity_given && o.timeline_path.empty())
     throw usage_error("--timeline-capacity needs --timeline FILE");
+  if (o.pool_wait_given && !o.node_pool) throw usage_error("--pool-wait needs --node-pool N");
+  if (o.node_pool && o.poison)
+    throw usage_error("--node-pool cannot be combined with --poison: the quarantine would hold freed nodes back from the pool");
   if (!o.prefill) o.prefill = o.key_range / 2;
 }
 

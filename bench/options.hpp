@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "node_pool.hpp"
 #include "workload.hpp"
 
 namespace smrbench {
@@ -49,6 +50,10 @@ struct options {
   std::optional<std::uint64_t> prefill;  // default: key_range / 2 (the 50/50 steady state)
   pin_policy pin = pin_policy::none;
   std::string allocator = "system";
+  // Bounded memory (Hart Fig. 14): nodes per trial, and how an allocation waits when none is free.
+  std::optional<std::uint32_t> node_pool;
+  smrbench::pool_wait pool_wait = smrbench::pool_wait::yield;
+  bool pool_wait_given = false;
   unsigned stall = 0;
   stall_mode stall_kind = stall_mode::whole;
   std::optional<double> stall_ms;  // periodic mode only

@@ -58,6 +58,13 @@ nlohmann::json roles_json(const options& o, const trial_result& r) {
 
 }  // namespace
 
+// With --node-pool: the pool's size and how often, and how long, allocations waited for it.
+nlohmann::json pool_json(const trial_result& r) {
+  if (!r.pool) return nullptr;
+  const node_pool::counters& c = *r.pool;
+  return {{"capacity", c.capacity}, {"exhaustions", c.exhaustions}, {"wait_s", c.wait_s}, {"abandoned", c.abandoned}, {"lost", c.lost}};
+}
+
 nlohmann::json trial_config(const options& o, const nlohmann::json& params, unsigned trial) {
   return {
       {"ds", o.ds},
@@ -70,6 +77,8 @@ nlohmann::json trial_config(const options& o, const nlohmann::json& params, unsi
       {"readers", o.readers},
       {"reader_workload", o.readers == 0 ? nlohmann::json(nullptr) : workload_json(o.reader_workload)},
       {"allocator", o.allocator},
+      {"node_pool", o.node_pool ? nlohmann::json(*o.node_pool) : nlohmann::json(nullptr)},
+      {"pool_wait", o.node_pool ? nlohmann::json(pool_wait_name(o.pool_wait)) : nlohmann::json(nullptr)},
       {"stalled_threads", o.stall},
       {"stall_mode", o.stall == 0 ? nlohmann::json(nullptr) : nlohmann::json(stall_mode_name(o.stall_kind))},
       {"stall_ms", o.stall_ms ? nlohmann::json(*o.stall_ms) : nlohmann::json(nullptr)},
@@ -96,6 +105,7 @@ nlohmann::json trial_record(const options& o, unsigned trial, const trial_result
       {"cpu_time_s", r.cpu_s},
       {"per_thread_ops", r.per_thread_ops},
       {"roles", roles_json(o, r)},
+      {"pool", pool_json(r)},
       {"latency_ns", {{"p50", r.latency.p50}, {"p99", r.latency.p99}, {"p999", r.latency.p999}, {"max", r.latency.max}}},
       {"latency_samples", r.latency.samples},
       {"latency_histograms", latency_histograms(r)},
@@ -149,6 +159,11 @@ void print_table_row(std::FILE* out, const options& o, unsigned trial, const tri
     std::fprintf(out, "      roles: %u writers %.3f Mops/s, %u readers %.3f Mops/s\n", w["threads"].get<unsigned>(),
                  w["throughput_ops_s"].get<double>() / 1e6, rd["threads"].get<unsigned>(),
                  rd["throughput_ops_s"].get<double>() / 1e6);
+  }
+  if (r.pool) {
+    std::fprintf(out, "      node pool: %llu blocks, %llu operations waited (%.3f s in all), %llu still waiting at the stop\n",
+                 static_cast<unsigned long long>(r.pool->capacity), static_cast<unsigned long long>(r.pool->exhaustions),
+                 r.pool->wait_s, static_cast<unsigned long long>(r.pool->abandoned));
   }
   std::fflush(out);
 }

@@ -25,6 +25,7 @@ struct trial_spec {
   std::uint64_t seed = 0;               // this trial's seed (derived from --seed and trial)
   std::vector<int> worker_cpus;         // empty = not pinned; else one CPU per worker
   smr::core::timeline* timeline = nullptr;
+  node_pool* pool = nullptr;  // --node-pool: installed by the caller; waits only while timed
 };
 
 struct latency_summary {
@@ -61,6 +62,7 @@ struct trial_result {
   bool valid = false;
   std::string validation_detail;
   std::vector<int> worker_cpus;  // --pin: the CPU of each worker (operating-system numbers); else empty
+  std::optional<node_pool::counters> pool;  // --node-pool, read after teardown
   bool interrupted = false;  // stopped by a signal: incomplete, neither validated nor reported
 };
 

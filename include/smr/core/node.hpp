@@ -11,6 +11,8 @@
 //  - a type that declares a class-specific `operator new(std::size_t)` is allocated with it and
 //    freed with its class-specific `operator delete` (the object is then built with the global
 //    placement new, `::new (mem) T`, which a class operator new cannot hide).
+//  - every other type comes from the process's node memory resource when one is installed
+//    (set_node_memory_resource: smrbench's bounded pool), else from the global operator new.
 // A node allocated by the user can be retired with a stateless deleter instead
 // (guard.retire(n, deleter)): smr then calls deleter(n) and never touches the memory itself.
 //
@@ -51,9 +53,35 @@ inline bool is_retired(const retired_node* n) { return n->next_retired != nullpt
 
 }  // namespace smr::core
 
+namespace smr::core {
+
+// A replacement for the global operator new/delete of node memory, process-wide (smrbench's
+// bounded node pool, Hart et al. Fig. 14). Contract: install it before the nodes it should serve
+// are allocated, and uninstall it (nullptr) only once none of them is alive, retired nodes
+// included (destroy the structures and domains first): a node freed after that would go to the
+// global operator delete. Nodes allocated before it was installed are told apart by owns() and
+// still go back to operator delete. Types with a class-specific operator new keep theirs.
+class node_memory_resource {
+ public:
+  virtual void* allocate(std::size_t bytes, std::size_t alignment) = 0;  // never null: throws or waits
+  virtual void deallocate(void* p) = 0;
+  virtual bool owns(const void* p) const = 0;
+
+ protected:
+  ~node_memory_resource() = default;
+};
+
+}  // namespace smr::core
+
 namespace smr::detail {
 
 using release_fn = void (*)(void*);
+
+// relaxed: installed before the threads that allocate from it start (thread creation orders it).
+inline std::atomic<core::node_memory_resource*>& node_resource() {
+  static std::atomic<core::node_memory_resource*> installed{nullptr};
+  return installed;
+}
 
 struct quarantine {
   struct entry {
@@ -87,10 +115,11 @@ template <class T>
 void* allocate_for() {
   if constexpr (has_class_operator_new<T>) {
     return T::operator new(sizeof(T));
-  } else if constexpr (over_aligned<T>) {
-    return ::operator new(sizeof(T), std::align_val_t{alignof(T)});
   } else {
-    return ::operator new(sizeof(T));
+    if (auto* r = node_resource().load(std::memory_order_relaxed); r != nullptr) [[unlikely]]
+      return r->allocate(sizeof(T), alignof(T));
+    if constexpr (over_aligned<T>) return ::operator new(sizeof(T), std::align_val_t{alignof(T)});
+    else return ::operator new(sizeof(T));
   }
 }
 
@@ -98,16 +127,20 @@ template <class T>
 void deallocate_for(void* p) {
   if constexpr (has_class_operator_new<T>) {
     T::operator delete(static_cast<T*>(p));
-  } else if constexpr (over_aligned<T>) {
-    ::operator delete(p, std::align_val_t{alignof(T)});
   } else {
-    ::operator delete(p);
+    if (auto* r = node_resource().load(std::memory_order_relaxed); r != nullptr && r->owns(p)) [[unlikely]]
+      return r->deallocate(p);
+    if constexpr (over_aligned<T>) ::operator delete(p, std::align_val_t{alignof(T)});
+    else ::operator delete(p);
   }
 }
 
 }  // namespace smr::detail
 
 namespace smr::core {
+
+// Installs (or, with nullptr, removes) the node memory resource; see its contract above.
+inline void set_node_memory_resource(node_memory_resource* r) { ::smr::detail::node_resource().store(r, std::memory_order_relaxed); }
 
 inline void set_poison_on_free(bool on) { ::smr::detail::poison_flag().store(on, std::memory_order_relaxed); }
 inline bool poison_on_free() { return ::smr::detail::poison_flag().load(std::memory_order_relaxed); }
