@@ -23,7 +23,7 @@ class Checked:
 
 
 def check(cells: list, caps, origin: str) -> Checked:
-    """cells: (ds, reclaimer, allocator, threads, workload, key_range, stall, readers) tuples."""
+    """cells: tuples with one value per axis, in AXES order."""
     out = Checked([])
     _names(cells, caps, origin, out)
     if out.problems:            # pairs of unknown names have nothing more to say

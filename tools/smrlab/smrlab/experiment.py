@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from smrlab import capability_check, findings, metrics, schema
-from smrlab.axes import AXES, NUMERIC_AXES, shown
+from smrlab.axes import AXES, DEFAULT_POOL_WAIT, NUMERIC_AXES, POOL_WAITS, shown
 from smrlab.errors import BadInput, Failure
 from smrlab.paths import EXPERIMENTS_DIR
 
 ALL = "all"                     # grid value: everything `smrbench --list` reports
-DEFAULT_AXES = {"allocator": ["system"], "stall": [0], "readers": [0]}
+DEFAULT_AXES = {"allocator": ["system"], "stall": [0], "readers": [0], "node_pool": [0],
+                "pool_wait": [DEFAULT_POOL_WAIT]}
 QUICK_DURATION_S = 0.2
 MIN_DURATION_S = 0.1
 TRIAL_OVERHEAD_S = 0.25         # process start and prefill, used to fit a time budget
@@ -58,6 +59,9 @@ class Config:
     # Of the `threads` workers, the last `readers` run smrbench's reader workload (searches
     # only); last, with a default, because plans and stores written before it have none.
     readers: int = 0
+    # smrbench --node-pool (0: none) and --pool-wait (always the default without a pool).
+    node_pool: int = 0
+    pool_wait: str = DEFAULT_POOL_WAIT
 
     def to_json(self) -> dict:
         insert, delete, search = self.workload
@@ -66,6 +70,7 @@ class Config:
                 "threads": self.threads,
                 "workload": {"insert": insert, "delete": delete, "search": search},
                 "key_range": self.key_range, "stall": self.stall, "readers": self.readers,
+                "node_pool": self.node_pool, "pool_wait": self.pool_wait,
                 "duration_s": self.duration_s, "seed": self.seed, "timeline": self.timeline}
 
     @classmethod
@@ -74,7 +79,8 @@ class Config:
         return cls(d["ds"], Reclaimer(d["reclaimer"], tuple(sorted(d["params"].items())), d["label"]),
                    d["allocator"], d["threads"], (w["insert"], w["delete"], w["search"]),
                    d["key_range"], d["stall"], d["duration_s"], d["seed"], d["timeline"],
-                   d.get("readers", 0))     # plans and stores from before the readers axis
+                   # plans and stores from before the readers and pool axes
+                   d.get("readers", 0), d.get("node_pool", 0), d.get("pool_wait", DEFAULT_POOL_WAIT))
 
     @cached_property
     def hash(self) -> str:
@@ -85,6 +91,8 @@ class Config:
         # results keep their keys (a rerun resumes them, reports find them).
         if not identity["readers"]:
             del identity["readers"]
+        if not identity["node_pool"]:       # the same for the pool axes
+            del identity["node_pool"], identity["pool_wait"]
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -95,6 +103,12 @@ class Config:
         return describe_cell(tuple(getattr(self, axis) for axis in AXES))
 
 
+def _without_pool_wait(cell: tuple) -> tuple:
+    if cell[AXES.index("node_pool")]:
+        return cell
+    return cell[:AXES.index("pool_wait")] + (DEFAULT_POOL_WAIT,) + cell[AXES.index("pool_wait") + 1:]
+
+
 def describe_cell(cell: tuple) -> str:
     """A grid cell (one value per axis, in AXES order) in a few words, as progress lines, failed
     trials and timeline titles name it; stall and readers only when not 0."""
@@ -102,7 +116,8 @@ def describe_cell(cell: tuple) -> str:
     return (f"{c['ds']} {c['reclaimer'].shown} t={c['threads']} "
             f"w={shown('workload', c['workload'])} kr={c['key_range']} {c['allocator']}"
             + (f" stall={c['stall']}" if c['stall'] else "")
-            + (f" readers={c['readers']}" if c['readers'] else ""))
+            + (f" readers={c['readers']}" if c['readers'] else "")
+            + (f" pool={c['node_pool']}/{c['pool_wait']}" if c['node_pool'] else ""))
 
 
 @dataclass
@@ -161,7 +176,8 @@ class Experiment:
                 if "threads" not in self.quick:
                     axes["threads"] = [t for t in axes["threads"] if t <= 2] or [min(axes["threads"])]
             cells.extend(itertools.product(*(self._resolve(axis, axes[axis], caps) for axis in AXES)))
-        cells = list(dict.fromkeys(cells))
+        # Without a pool the wait mode means nothing: one cell, not one per mode.
+        cells = list(dict.fromkeys(_without_pool_wait(c) for c in cells))
         problems = self._reader_problems(cells)
         if caps is not None:
             checked = capability_check.check(cells, caps, self.origin)
@@ -180,8 +196,9 @@ class Experiment:
             notes.append(f"trial duration {duration} s to fit the {self.run.budget_s:g} s budget "
                          f"over {len(cells) * trials} trials")
         configs = [Config(ds, rec, alloc, threads, workload, key_range, stall, duration,
-                          self.run.seed, self.run.timeline, readers)
-                   for ds, rec, alloc, threads, workload, key_range, stall, readers in cells]
+                          self.run.seed, self.run.timeline, readers, node_pool, pool_wait)
+                   for ds, rec, alloc, threads, workload, key_range, stall, readers, node_pool, pool_wait
+                   in cells]
         return Plan(configs, trials, notes)
 
     def _reader_problems(self, cells: list) -> list:
@@ -374,6 +391,9 @@ AXIS_READERS = {
     "threads": _ints(1, "thread counts >= 1"), "workload": _workloads,
     "key_range": _ints(1, "key ranges >= 1"), "stall": _ints(0, "stalled thread counts >= 0"),
     "readers": _ints(0, "reader thread counts >= 0"),
+    "node_pool": _ints(0, "node pool sizes >= 0 (0: no pool)"),
+    "pool_wait": lambda value, table, name: _unique(
+        schema.list_of(schema.one_of(*POOL_WAITS), "pool wait modes")(value, table, name), table, name),
 }
 
 

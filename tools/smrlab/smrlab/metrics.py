@@ -20,6 +20,8 @@ METRICS = {
     "signals": ("signals sent", "signals", 1.0),
     "restarts": ("restarts", "restarts", 1.0),
     "round_waits": ("rounds that waited for other threads", "rounds", 1.0),
+    "pool_exhaustions": ("operations that waited for the node pool", "operations", 1.0),
+    "pool_wait_s": ("time waiting for the node pool (all threads)", "s", 1.0),
     "free_time_ns": ("time spent in free", "ms", 1e-6),
     "prefill_s": ("prefill time", "s", 1.0),
     "latency_ns.p50": ("operation latency p50", "ns", 1.0),
@@ -29,9 +31,11 @@ METRICS = {
 }
 
 # Metrics read from elsewhere in the record's metrics than their name says: each role's
-# throughput, from smrbench's `roles` (null without --readers, absent before it existed).
+# throughput, from smrbench's `roles` (null without --readers, absent before it existed), and
+# the node pool's counters, from `pool` (null without --node-pool).
 PATHS = {"writer_throughput_ops_s": "roles.writers.throughput_ops_s",
-         "reader_throughput_ops_s": "roles.readers.throughput_ops_s"}
+         "reader_throughput_ops_s": "roles.readers.throughput_ops_s",
+         "pool_exhaustions": "pool.exhaustions", "pool_wait_s": "pool.wait_s"}
 
 # Columns of the report's number table and the summary, in this order (a metric no row has,
 # such as the role throughputs of a grid without readers, is left out).

@@ -330,6 +330,8 @@ def _config_slug(config) -> str:
         parts.append(f"stall{config.stall}")
     if config.readers:
         parts.append(f"readers{config.readers}")
+    if config.node_pool:
+        parts.append(f"pool{config.node_pool}-{config.pool_wait}")
     return _slug("-".join(parts))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from smrlab import findings, metrics, plots
 from smrlab.version import version
-from smrlab.axes import AXES, HIDDEN_WHEN_ZERO
+from smrlab.axes import AXES, hidden
 from smrlab.files import write_atomically
 from smrlab.store import now
 
@@ -151,8 +151,8 @@ def _numbers(results, verdicts: list) -> list:
                                + results.experiment.plots.metrics))
     shown = [m for m in shown if any(m in r.stats for r in rows)]
     varying = [a for a in AXES if len({r.axis(a) for r in rows}) > 1] or ["reclaimer"]
-    fixed = [f"{a}={rows[0].axis(a)}" for a in AXES if a not in varying
-             and not (a in HIDDEN_WHEN_ZERO and rows[0].axis(a) == 0)] if rows else []
+    first = {a: rows[0].axis(a) for a in AXES} if rows else {}
+    fixed = [f"{a}={first[a]}" for a in AXES if a not in varying and not hidden(a, first)]
     out = ["<h2>Numbers</h2>", "<p>Per configuration: median [min – max] over successful trials; "
            "— where a metric does not apply (null) or no trial succeeded."
            + (f" Same for all rows: {esc(', '.join(fixed))}." if fixed else "") + "</p><table><tr>"]

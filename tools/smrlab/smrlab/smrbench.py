@@ -96,6 +96,8 @@ def command(smrbench: Path, config, trial: int, json_path: Path, timeline_path: 
            "--stall", str(config.stall)]
     if config.readers:
         cmd += ["--readers", str(config.readers)]
+    if config.node_pool:
+        cmd += ["--node-pool", str(config.node_pool), "--pool-wait", config.pool_wait]
     for name, value in config.reclaimer.params:
         cmd += ["--param", f"{name}={value}"]
     cmd += ["--json", str(json_path)]
@@ -224,13 +226,15 @@ def _read_record(path: Path) -> tuple[dict | None, str]:
 
 def _mismatch(record: dict, config, trial: int) -> str:
     """smrbench must have run what we asked for; a silent default would poison the store."""
-    # An smrbench from before --readers writes no config.readers: it ran without readers.
-    got = {"readers": 0, **record["config"]}
+    # An smrbench from before --readers (--node-pool) writes no config.readers (node_pool): it
+    # ran without readers (a pool).
+    got = {"readers": 0, "node_pool": None, "pool_wait": None, **record["config"]}
     want = {"ds": config.ds, "reclaimer": config.reclaimer.name, "threads": config.threads,
             "key_range": config.key_range, "allocator": config.allocator,
             "stalled_threads": config.stall, "seed": config.seed + trial,
             "workload": dict(zip(("insert", "delete", "search"), config.workload)),
-            "readers": config.readers}
+            "readers": config.readers, "node_pool": config.node_pool or None,
+            "pool_wait": config.pool_wait if config.node_pool else None}
     if config.readers:
         want["reader_workload"] = READER_WORKLOAD
     for key, value in want.items():

@@ -14,6 +14,7 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
+from smrlab.axes import DEFAULT_POOL_WAIT
 from smrlab.errors import BadInput
 from smrlab.files import write_atomically
 
@@ -54,8 +55,10 @@ class Store:
                 latest[entry["key"]] = entry
             except (ValueError, KeyError, TypeError):
                 raise BadInput(f"{self.trials_path}:{number}: not a results entry") from None
-            if isinstance(entry.get("config"), dict):     # stored before the readers axis
+            if isinstance(entry.get("config"), dict):     # stored before the readers and pool axes
                 entry["config"].setdefault("readers", 0)
+                entry["config"].setdefault("node_pool", 0)
+                entry["config"].setdefault("pool_wait", DEFAULT_POOL_WAIT)
         return list(latest.values())
 
     def identities(self) -> list[dict]:

@@ -1,7 +1,7 @@
 """The terminal table of `smrlab summary`: median throughput per reclaimer × threads, per ds."""
 
 from smrlab import metrics
-from smrlab.axes import AXES, HIDDEN_WHEN_ZERO, NAME_AXES
+from smrlab.axes import AXES, NAME_AXES, hidden
 
 METRIC = "throughput_ops_s"
 
@@ -19,8 +19,9 @@ def render(results) -> str:
     for row in rows:
         blocks.setdefault(tuple(row.axis(a) for a in others), []).append(row)
     for key, members in blocks.items():
-        title = "  ".join(str(v) if a in NAME_AXES else f"{a}={v}" for a, v in zip(others, key)
-                          if not (a in HIDDEN_WHEN_ZERO and v == 0))
+        values = dict(zip(others, key))
+        title = "  ".join(str(v) if a in NAME_AXES else f"{a}={v}" for a, v in values.items()
+                          if not hidden(a, values))
         threads = sorted({r.axis("threads") for r in members})
         labels = list(dict.fromkeys(r.axis("reclaimer") for r in members))
         width = max(len(label) for label in labels + ["reclaimer"])

@@ -10,7 +10,8 @@ FAKE_INTERRUPT=rec[:SIG] for reclaimer `rec`: send SIG (default SIGINT) to the p
 FAKE_STOP=rec:SIG[:after]  for reclaimer `rec`: as if the fake alone got SIG, mid-trial (no
                          record) or, with `after`, once the trial completed (record written)
 Like smrbench, --readers N (below --threads) writes config.readers and reader_workload (searches
-only) and metrics.roles (each role's threads, ops, throughput; null without readers).
+only) and metrics.roles (each role's threads, ops, throughput; null without readers), and
+--node-pool N [--pool-wait W] writes config.node_pool, pool_wait and metrics.pool.
 Like smrbench, a SIGINT, SIGTERM or SIGHUP (unless ignored at start) abandons the trial under way,
 leaves no partial record, and exits 128+signal.
 FAKE_COMMIT=sha          env.commit of every record (default 3f9c2e1)
@@ -60,6 +61,8 @@ def arguments():
     for name in ("threads", "trials", "seed", "key-range", "stall"):
         p.add_argument(f"--{name}", type=int)
     p.add_argument("--readers", type=int, default=0)
+    p.add_argument("--node-pool", type=int)
+    p.add_argument("--pool-wait", choices=("busy", "yield"))
     p.add_argument("--duration", type=float)
     p.add_argument("--param", action="append", default=[])
     return p.parse_args()
@@ -80,6 +83,10 @@ def synthesize(a, config) -> dict:
                                        ("readers", a.readers, per_thread[writers:]))}
     return {
         "ops": ops, "throughput_ops_s": throughput, "per_thread_ops": per_thread, "roles": roles,
+        # a busy-waiting pool is exhausted twice as often as a yielding one
+        "pool": None if a.node_pool is None else {
+            "capacity": a.node_pool, "exhaustions": 10 * (2 if a.pool_wait == "busy" else 1),
+            "wait_s": 0.01, "abandoned": 0, "lost": 0},
         "latency_ns": {"p50": 100, "p99": 900, "p999": 4000, "max": 90000},
         "peak_rss_bytes": 8_000_000 + (0 if robust else 4_000_000) * (1 + a.stall),
         "end_rss_bytes": 7_000_000,
@@ -143,6 +150,8 @@ def main():
               "readers": a.readers,
               "reader_workload": {"insert": 0, "delete": 0, "search": 100} if a.readers else None,
               "allocator": a.allocator, "stalled_threads": a.stall, "seed": a.seed,
+              "node_pool": a.node_pool,
+              "pool_wait": (a.pool_wait or "yield") if a.node_pool is not None else None,
               "prefill": a.key_range // 2}
     failures = dict(item.split(":") for item in os.environ.get("FAKE_FAIL", "").split(",") if item)
     how = failures.get(a.reclaimer)
