@@ -50,17 +50,14 @@ struct alignas(64) worker_state {
   std::string pin_error;
 };
 
-// One operation. With --node-pool, an operation that found the pool empty failed before it
+// One operation with --node-pool: an attempt that found the pool empty failed before it
 // changed anything (pool_exhausted); it is retried after a pause taken outside any operation
 // (node_pool.hpp says why) until it gets its block. Returns false when the trial stopped while
-// it waited: the operation is abandoned and not counted.
+// it waited: the operation is abandoned and not counted. Out of line: the loop without a pool
+// must not pay for it.
 template <class DS>
-bool run_op_from_pool(DS& ds, typename DS::handle& h, op_kind op, key_type k, accounting& acc, node_pool* pool,
-                      const stop_signal& stop) {
-  if (pool == nullptr) {
-    run_op(ds, h, op, k, acc);
-    return true;
-  }
+[[gnu::noinline]] bool run_op_from_pool(DS& ds, typename DS::handle& h, op_kind op, key_type k, accounting& acc,
+                                        node_pool& pool, const stop_signal& stop) {
   std::uint64_t waiting_since = 0;
   for (;;) {
     try {
@@ -69,14 +66,25 @@ bool run_op_from_pool(DS& ds, typename DS::handle& h, op_kind op, key_type k, ac
     } catch (const pool_exhausted&) {
       if (waiting_since == 0) waiting_since = now_ns();
       if (stop.raised()) {
-        pool->note_wait(now_ns() - waiting_since, true);
+        pool.note_wait(now_ns() - waiting_since, true);
         return false;
       }
-      pool->pause();
+      pool.pause();
     }
   }
-  if (waiting_since != 0) pool->note_wait(now_ns() - waiting_since, false);
+  if (waiting_since != 0) pool.note_wait(now_ns() - waiting_since, false);
   return true;
+}
+
+// One operation of the timed loop; false if it was abandoned (see run_op_from_pool).
+template <class DS>
+[[gnu::always_inline]] inline bool run_timed_op(DS& ds, typename DS::handle& h, op_kind op, key_type k,
+                                                accounting& acc, node_pool* pool, const stop_signal& stop) {
+  if (pool == nullptr) [[likely]] {
+    run_op(ds, h, op, k, acc);
+    return true;
+  }
+  return run_op_from_pool(ds, h, op, k, acc, *pool, stop);
 }
 
 inline smr::core::stats_snapshot delta(const smr::core::stats_snapshot& end, const smr::core::stats_snapshot& start) {
@@ -188,9 +196,9 @@ trial_result run_trial(const trial_spec& spec) {
       const auto k = static_cast<key_type>(rnd.below(key_range));
       if ((r & 63) == 0) {  // time one operation in 64, chosen at random so no period aliases
         const std::uint64_t t0 = detail::now_ns();
-        if (!detail::run_op_from_pool(ds, h, op, k, acc, spec.pool, stop)) break;
+        if (!detail::run_timed_op(ds, h, op, k, acc, spec.pool, stop)) break;
         st.latency[static_cast<unsigned>(op)]->add(detail::now_ns() - t0);
-      } else if (!detail::run_op_from_pool(ds, h, op, k, acc, spec.pool, stop)) {
+      } else if (!detail::run_timed_op(ds, h, op, k, acc, spec.pool, stop)) {
         break;
       }
       ++ops;
