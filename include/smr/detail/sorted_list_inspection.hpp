@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "smr/core/atomic.hpp"
 #include "smr/core/node.hpp"
@@ -17,6 +18,20 @@ template <class Link, class F>
 void for_each_list_node(const Link& head, F&& fn) {
   for (auto* n = head.load(core::mo_relaxed).get(); n != nullptr; n = n->next.load(core::mo_relaxed).get())
     fn(*n);
+}
+
+// Calls fn(key) for every key reachable from `head`, in order (as const: keys never change).
+template <class Link, class F>
+void for_each_list_key(const Link& head, F&& fn) {
+  for_each_list_node(head, [&](const auto& n) { fn(std::as_const(n.key)); });
+}
+
+// The number of nodes reachable from `head`.
+template <class Link>
+std::size_t count_list_nodes(const Link& head) {
+  std::size_t n = 0;
+  for_each_list_node(head, [&](const auto&) { ++n; });
+  return n;
 }
 
 // Frees every node still linked from `head` (retired ones belong to the reclaimer).

@@ -122,14 +122,10 @@ class harris_list {
 
   template <class F>
   void for_each_unsafe(F&& fn) const {
-    detail::for_each_list_node(head_, [&](const node& n) { fn(static_cast<const K&>(n.key)); });
+    detail::for_each_list_key(head_, fn);
   }
 
-  std::size_t size_unsafe() const {
-    std::size_t n = 0;
-    for_each_unsafe([&](const K&) { ++n; });
-    return n;
-  }
+  std::size_t size_unsafe() const { return detail::count_list_nodes(head_); }
 
   // Empty if: strictly sorted and no marked node reachable (detail::check_sorted_list).
   std::string check_invariants_unsafe() const {

@@ -32,10 +32,10 @@
 #include <string>
 #include <string_view>
 
+#include "smr/detail/chain_set.hpp"
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
 #include "smr/detail/sorted_list_inspection.hpp"
-#include "smr/detail/unpredictable.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
@@ -50,6 +50,10 @@ namespace detail {
 template <class K, reclaimer R, bool RestartFromRoot>
 class hm_chain {
  public:
+  using key_type = K;
+  using domain_type = R;
+  static constexpr std::string_view set_name = RestartFromRoot ? "hm_list_rr" : "hm_list",
+                                    map_name = RestartFromRoot ? "hash_map_rr" : "hash_map";
   static constexpr ds_requirements requirements{
       .traverses_unlinked_nodes = false,
       .continues_after_write = !RestartFromRoot,
@@ -116,14 +120,10 @@ class hm_chain {
 
   template <class F>
   void for_each_unsafe(F&& fn) const {
-    for_each_list_node(head_, [&](const node& n) { fn(static_cast<const K&>(n.key)); });
+    for_each_list_key(head_, fn);
   }
 
-  std::size_t size_unsafe() const {
-    std::size_t n = 0;
-    for_each_unsafe([&](const K&) { ++n; });
-    return n;
-  }
+  std::size_t size_unsafe() const { return count_list_nodes(head_); }
 
   // See detail::check_sorted_list; in_place(key) is the hash map's bucket check.
   template <class InPlace>
@@ -220,45 +220,9 @@ class hm_chain {
 }  // namespace detail
 
 template <class K, reclaimer R, bool RestartFromRoot = false>
-class hm_list {
-  using chain = detail::hm_chain<K, R, RestartFromRoot>;
-
+class hm_list : public detail::chain_set<detail::hm_chain<K, R, RestartFromRoot>> {
  public:
-  static constexpr std::string_view name = RestartFromRoot ? "hm_list_rr" : "hm_list";
-  static constexpr ds_requirements requirements = chain::requirements;
-  using handle = typename R::handle;
-  using key_type = K;
-
-  explicit hm_list(R& domain) {
-    detail::admit<requirements>(domain, name);
-  }
-  hm_list(const hm_list&) = delete;
-  hm_list& operator=(const hm_list&) = delete;
-
-  bool insert(handle& h, const K& key) {
-    auto g = h.begin_op();
-    return chain_.insert(g, key);
-  }
-  bool remove(handle& h, const K& key) {
-    auto g = h.begin_op();
-    return chain_.remove(g, key);
-  }
-  bool contains(handle& h, const K& key) {
-    auto g = h.begin_op();
-    return detail::unpredictable(chain_.contains(g, key));  // before the guard closes
-  }
-
-  template <class F>
-  void for_each_unsafe(F&& fn) const {
-    chain_.for_each_unsafe(fn);
-  }
-  std::size_t size_unsafe() const { return chain_.size_unsafe(); }
-  std::string check_invariants_unsafe() const {
-    return chain_.check_unsafe([](const K&) { return true; });
-  }
-
- private:
-  chain chain_;
+  using detail::chain_set<detail::hm_chain<K, R, RestartFromRoot>>::chain_set;
 };
 
 // The restart-from-root variant: the only form NBR accepts.

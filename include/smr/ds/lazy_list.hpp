@@ -23,13 +23,13 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "smr/core/atomic.hpp"
 #include "smr/detail/chaos.hpp"
 #include "smr/detail/compat_check.hpp"
 #include "smr/detail/unpredictable.hpp"
 #include "smr/detail/sorted_list_inspection.hpp"
+#include "smr/detail/spinlock.hpp"
 #include "smr/core/concepts.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
@@ -159,27 +159,7 @@ class lazy_list {
   }
 
  private:
-  // Test-and-test-and-set; yields after a short spin since the holder may be preempted
-  // (oversubscription is a first-class setting).
-  class spinlock {
-   public:
-    void lock() {
-      for (unsigned spins = 0;; ++spins) {
-        // acquire: pairs with unlock(); the previous holder's writes happen before ours.
-        if (!held_.load(core::mo_relaxed) && !held_.exchange(true, core::mo_acquire)) return;
-        if (spins < 64) {
-          core::spin_pause();
-        } else {
-          std::this_thread::yield();
-        }
-      }
-    }
-    void unlock() { held_.store(false, core::mo_release); }
-    bool held() const { return held_.load(core::mo_relaxed); }
-
-   private:
-    core::atomic<bool> held_{false};
-  };
+  using spinlock = detail::spinlock;
 
   struct node;
   using mptr = core::marked_ptr<node>;
