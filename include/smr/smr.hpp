@@ -20,6 +20,8 @@
 #include "smr/reclaimers/tag_ibr.hpp"
 #include "smr/reclaimers/token.hpp"
 
+#include "smr/ds/cr_hash_map.hpp"
+#include "smr/ds/cr_list.hpp"
 #include "smr/ds/dgt_tree.hpp"
 #include "smr/ds/hash_map.hpp"
 #include "smr/ds/harris_list.hpp"

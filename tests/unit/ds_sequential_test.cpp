@@ -67,6 +67,15 @@ static_assert(!smr::compatible_v<smr::treiber_stack<key, smr::tag_ibr>, smr::tag
                   smr::compatible_v<smr::hash_map<key, smr::tag_ibr>, smr::tag_ibr>,
               "TagIBR reads the birth era of every written target: only structures that write "
               "pointers to protected or fresh nodes admit it");
+static_assert(smr::compatible_v<smr::cr_list<key, hp_like>, hp_like> &&
+                  smr::compatible_v<smr::cr_list<key, smr::he>, smr::he> &&
+                  smr::compatible_v<smr::cr_list<key, smr::ibr_2ge>, smr::ibr_2ge> &&
+                  smr::compatible_v<smr::cr_list<key, nbr_like>, nbr_like> &&
+                  smr::compatible_v<smr::cr_hash_map<key, hp_like>, hp_like> &&
+                  !smr::compatible_v<smr::cr_list<key, smr::tag_ibr>, smr::tag_ibr> &&
+                  !smr::compatible_v<smr::cr_hash_map<key, smr::tag_ibr>, smr::tag_ibr>,
+              "the concurrently readable structures validate their reads where the scheme needs "
+              "it and write under a lock: every scheme but TagIBR (unprotected successor written)");
 static_assert(!smr::compatible_v<smr::harris_list<key, hp_like>, hp_like> &&
                   !smr::compatible_v<smr::harris_list<key, smr::ibr_2ge>, smr::ibr_2ge> &&
                   smr::compatible_v<smr::harris_list<key, nbr_like>, nbr_like>,
@@ -155,6 +164,22 @@ TYPED_TEST(DsSequential, NmTreeMatchesModel) {
   check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(1024, 4000, 10);
 }
 
+TYPED_TEST(DsSequential, CrListMatchesModel) {
+  check_set_against_model<smr::cr_list<key, TypeParam>, TypeParam>(64, 6000, 15);
+  check_set_against_model<smr::cr_list<key, TypeParam>, TypeParam>(1024, 4000, 16);
+}
+
+TYPED_TEST(DsSequential, CrHashMapMatchesModel) {
+  check_set_against_model<smr::cr_hash_map<key, TypeParam>, TypeParam>(256, 8000, 17, std::size_t{7});
+}
+
+// none and ebr take the plain walk of the concurrently readable structures' lookups; a
+// per-pointer scheme takes the validating one (Hart Listing 3).
+TEST(DsSequentialValidated, CrListAndHashMapUnderHpMatchModel) {
+  check_set_against_model<smr::cr_list<key, smr::hp>, smr::hp>(64, 6000, 18);
+  check_set_against_model<smr::cr_hash_map<key, smr::hp>, smr::hp>(256, 8000, 19, std::size_t{7});
+}
+
 // Keys 0 and the largest key sit next to the inf0 sentinel, and the first insert and the last
 // remove change S's own link: the edges of an external BST's key space.
 template <template <class, class> class Tree, class R>
@@ -203,6 +228,8 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
   smr::nm_tree<std::string, R> tree(domain);
   smr::dgt_tree<std::string, R> dgt(domain);
   smr::harris_list<std::string, R> harris(domain);
+  smr::cr_list<std::string, R> cr(domain);
+  smr::cr_hash_map<std::string, R> cr_map(domain, 5);
   auto h = domain.attach();
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 50; ++i) {
@@ -213,7 +240,10 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(tree.insert(h, k));
       EXPECT_TRUE(dgt.insert(h, k));
       EXPECT_TRUE(harris.insert(h, k));
+      EXPECT_TRUE(cr.insert(h, k));
+      EXPECT_TRUE(cr_map.insert(h, k));
       EXPECT_FALSE(map.insert(h, k));
+      EXPECT_FALSE(cr.insert(h, k));
     }
     for (int i = 0; i < 50; i += 2) {
       const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
@@ -223,7 +253,10 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(tree.remove(h, k));
       EXPECT_TRUE(dgt.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
+      EXPECT_TRUE(cr.remove(h, k));
+      EXPECT_TRUE(cr_map.remove(h, k));
       EXPECT_FALSE(lazy.contains(h, k));
+      EXPECT_FALSE(cr.contains(h, k));
     }
     EXPECT_EQ(map.size_unsafe(), 25u);
     EXPECT_EQ(lazy.size_unsafe(), 25u);
@@ -231,6 +264,8 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
     EXPECT_EQ(tree.size_unsafe(), 25u);
     EXPECT_EQ(dgt.size_unsafe(), 25u);
     EXPECT_EQ(harris.size_unsafe(), 25u);
+    EXPECT_EQ(cr.size_unsafe(), 25u);
+    EXPECT_EQ(cr_map.size_unsafe(), 25u);
     for (int i = 1; i < 50; i += 2) {
       const std::string k = "a rather long key that does not fit SSO #" + std::to_string(i);
       EXPECT_TRUE(map.contains(h, k));
@@ -240,7 +275,12 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(tree.remove(h, k));
       EXPECT_TRUE(dgt.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
+      EXPECT_TRUE(cr.contains(h, k));
+      EXPECT_TRUE(cr.remove(h, k));
+      EXPECT_TRUE(cr_map.remove(h, k));
     }
+    EXPECT_EQ(cr.check_invariants_unsafe(), "");
+    EXPECT_EQ(cr_map.check_invariants_unsafe(), "");
     EXPECT_EQ(tree.check_invariants_unsafe(), "");
     EXPECT_EQ(dgt.check_invariants_unsafe(), "");
     EXPECT_EQ(harris.check_invariants_unsafe(), "");
