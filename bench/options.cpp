@@ -267,8 +267,6 @@ void check_options(options& o) {
   if (o.timeline_capacity_given && o.timeline_path.empty())
     throw usage_error("--timeline-capacity needs --timeline FILE");
   if (o.pool_wait_given && !o.node_pool) throw usage_error("--pool-wait needs --node-pool N");
-  if (o.node_pool && o.poison)
-    throw usage_error("--node-pool cannot be combined with --poison: the quarantine would hold freed nodes back from the pool");
   if (!o.prefill) o.prefill = o.key_range / 2;
 }
 

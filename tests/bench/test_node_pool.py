@@ -68,6 +68,15 @@ def test_no_pair_loses_a_block(outdir):
     assert exhausted > 0, "no pair ran out of the pool: the failure path went untested"
 
 
+def test_poison_mode_returns_pool_blocks_at_once(outdir):
+    """In poison mode a pool block is poisoned and goes straight back to the pool (never into the
+    quarantine, which would starve the pool and outlive it)."""
+    args = [*short_args("hm_list", "ebr", threads=4, duration="0.1"), "--node-pool", "600", "--poison"]
+    rec, _ = pool_record(outdir, args)
+    assert rec["config"]["poison"] and rec["validation"]["ok"]
+    assert rec["metrics"]["pool"]["lost"] == 0
+
+
 def test_a_pool_smaller_than_the_prefill_fails_the_trial_saying_so(outdir):
     r = run(["--ds", "hm_list", "--reclaimer", "ebr", "--threads", "1", "--duration", "0.02", "--quiet",
              "--key-range", "1000", "--node-pool", "100", "--json", str(outdir / "r.json")])
@@ -79,7 +88,6 @@ def test_a_pool_smaller_than_the_prefill_fails_the_trial_saying_so(outdir):
     (["--pool-wait", "busy"], "--pool-wait needs --node-pool N"),
     (["--node-pool", "100", "--pool-wait", "spin"], "bad --pool-wait 'spin': expected busy or yield"),
     (["--node-pool", "0"], "--node-pool"),
-    (["--node-pool", "100", "--poison"], "--node-pool cannot be combined with --poison"),
 ])
 def test_bad_pool_options_are_refused(outdir, extra, message):
     r = run(["--ds", "hm_list", "--reclaimer", "ebr", "--duration", "0.02", *extra,

@@ -60,7 +60,8 @@ namespace smr::core {
 // are allocated, and uninstall it (nullptr) only once none of them is alive, retired nodes
 // included (destroy the structures and domains first): a node freed after that would go to the
 // global operator delete. Nodes allocated before it was installed are told apart by owns() and
-// still go back to operator delete. Types with a class-specific operator new keep theirs.
+// still go back to operator delete. Types with a class-specific operator new keep theirs. In
+// poison mode its blocks are poisoned and returned at once, never quarantined.
 class node_memory_resource {
  public:
   virtual void* allocate(std::size_t bytes, std::size_t alignment) = 0;  // never null: throws or waits
@@ -163,6 +164,13 @@ void release_storage(T* obj) {
     return;
   }
   std::memset(p, poison_byte, sizeof(T));
+  // A node memory resource's block goes straight back to it, poisoned: parked in the
+  // quarantine, it could be released after the resource is gone (and a bounded pool would
+  // starve). A stale read still sees poison until the block is reused.
+  if (auto* r = ::smr::detail::node_resource().load(std::memory_order_relaxed); r != nullptr && r->owns(p)) {
+    ::smr::detail::deallocate_for<T>(p);
+    return;
+  }
   auto& q = ::smr::detail::poison_quarantine();
   ::smr::detail::quarantine::entry oldest{nullptr, nullptr};
   {
