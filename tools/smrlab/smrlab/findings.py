@@ -279,6 +279,14 @@ def _samples(f: Finding, row) -> tuple:
     return (stat.get(f.stat),)
 
 
+def _rounds(f: Finding, row) -> tuple:
+    """The round of each of _samples' values (empty when it is one statistic, not the trials)."""
+    stat = row.stats.get(f.metric)
+    if stat is None or f.stat != "median" or not stat.values:
+        return ()
+    return stat.rounds
+
+
 def _threads(*rows) -> tuple:
     return tuple(sorted({r.axis("threads") for r in rows}))
 
@@ -312,7 +320,7 @@ def _ratio(f: Finding, n, d) -> stats.Estimate | None:
     sn, sd = _samples(f, n), _samples(f, d)
     if not sn or not sd or not _value(f, d):
         return None
-    return stats.ratio(sn, sd)
+    return stats.ratio(sn, sd, [_rounds(f, n), _rounds(f, d)])
 
 
 def _judged(text: str, estimate: stats.Estimate, low, high, threads: tuple) -> Comparison:
@@ -405,11 +413,12 @@ def _trend_comparison(f: Finding, label: str, points: list) -> Comparison:
     steps_ok = all((b >= a * (1 - f.tolerance)) if rising else (b <= a * (1 + f.tolerance))
                    for a, b in zip(ys, ys[1:]))
     first, last = points[0][2], points[-1][2]
+    rounds = [_rounds(f, r) for p in (points[0], points[-1]) for r in p[3]]
     k = len(first)
     if k == 2:
-        ends = stats.estimate(first + last, lambda a, b, c, d: (c / d) / (a / b))
+        ends = stats.estimate(first + last, lambda a, b, c, d: (c / d) / (a / b), rounds)
     else:
-        ends = stats.estimate(first + last, lambda a, c: c / a)
+        ends = stats.estimate(first + last, lambda a, c: c / a, rounds)
     shown = " → ".join(f"{y:.3g}" if f.numerator else metrics.fmt(f.metric, y) for y in ys)
     along = " → ".join(str(p[0]) for p in points)
     text = _label(label, f"{shown} over {f.along} {along}; last / first = "

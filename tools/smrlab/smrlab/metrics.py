@@ -83,6 +83,7 @@ class Stat:
     high: float
     n: int
     values: tuple = ()
+    rounds: tuple = ()      # the trial index (interleaving round) of each value, same order
 
     def get(self, which: str) -> float:
         return {"median": self.median, "min": self.low, "max": self.high}[which]
@@ -108,12 +109,13 @@ def aggregate(configs: list, entries: list[dict]) -> list[Row]:
     rows = []
     for config in configs:
         mine = by_hash.get(config.hash, [])
-        records = [e["record"] for e in mine if e["status"] == "ok"]
+        ok = [e for e in mine if e["status"] == "ok"]
         stats = {}
         for metric in METRICS:
-            values = [v for v in (value(r, metric) for r in records) if v is not None]
-            if values:
+            pairs = [(e.get("trial"), v) for e in ok if (v := value(e["record"], metric)) is not None]
+            if pairs:
+                values = [v for _, v in pairs]
                 stats[metric] = Stat(statistics.median(values), min(values), max(values),
-                                     len(values), tuple(values))
-        rows.append(Row(config, len(records), len(mine) - len(records), stats))
+                                     len(values), tuple(values), tuple(t for t, _ in pairs))
+        rows.append(Row(config, len(ok), len(mine) - len(ok), stats))
     return rows

@@ -8,6 +8,13 @@ interval. A comparison is decided only when that interval lies wholly on one sid
 when it straddles the bound the difference is within the noise. With one trial per
 configuration there is no estimate of the noise: the point value decides, and the text says so.
 The resampling is seeded from the data, so a report is reproducible.
+
+Trials are paired by round when every input ran in the same rounds (two or more): smrlab runs
+trial k of every configuration in one interleaved round, so a slow phase of the machine hits a
+whole round (this 2-core VM has phases some 25% slower for every configuration at once). The
+bootstrap then resamples rounds, the same ones for every input, so such a phase moves numerator
+and denominator together instead of widening the interval of their ratio. Inputs that did not
+run in the same rounds are resampled independently.
 """
 
 import hashlib
@@ -47,9 +54,10 @@ class Estimate:
                 f"{counts} trials]")
 
 
-def estimate(samples: list, fn) -> Estimate | None:
-    """fn(*medians) and its bootstrap interval; samples: one sequence of trial values per input.
-    None when fn has no value on the medians (a zero denominator)."""
+def estimate(samples: list, fn, rounds: list | None = None) -> Estimate | None:
+    """fn(*medians) and its bootstrap interval; samples: one sequence of trial values per input;
+    rounds: optionally, for each input, the round of each of its values (see above). None when
+    fn has no value on the medians (a zero denominator)."""
     samples = [tuple(s) for s in samples]
     try:
         value = fn(*(statistics.median(s) for s in samples))
@@ -61,10 +69,15 @@ def estimate(samples: list, fn) -> Estimate | None:
     if all(n <= 1 for n in trials):
         return Estimate(value, value, value, trials)
     rng = random.Random(hashlib.sha256(repr(samples).encode()).hexdigest())
+    by_round = _by_round(samples, rounds)
     outcomes = []
     for _ in range(ROUNDS):
         try:
-            v = fn(*(statistics.median(rng.choices(s, k=len(s))) for s in samples))
+            if by_round is not None:
+                picked = rng.choices(by_round, k=len(by_round))
+                v = fn(*(statistics.median(r[i] for r in picked) for i in range(len(samples))))
+            else:
+                v = fn(*(statistics.median(rng.choices(s, k=len(s))) for s in samples))
         except ZeroDivisionError:
             continue
         if v is not None:
@@ -78,6 +91,22 @@ def estimate(samples: list, fn) -> Estimate | None:
     return Estimate(value, min(low, value), max(high, value), trials)
 
 
-def ratio(numerator, denominator) -> Estimate | None:
+def _by_round(samples: list, rounds: list | None) -> list | None:
+    """One tuple per round (every input's value in it), when every input ran once in each of
+    the same two or more rounds; else None (resample independently)."""
+    if not rounds or len(rounds) != len(samples):
+        return None
+    maps = []
+    for values, where in zip(samples, rounds):
+        if len(where) != len(values) or len(set(where)) != len(where) or None in where:
+            return None
+        maps.append(dict(zip(where, values)))
+    common = set(maps[0])
+    if len(common) < 2 or any(set(m) != common for m in maps):
+        return None
+    return [tuple(m[k] for m in maps) for k in sorted(common)]
+
+
+def ratio(numerator, denominator, rounds: list | None = None) -> Estimate | None:
     """median(numerator) / median(denominator) with its bootstrap interval."""
-    return estimate([numerator, denominator], lambda a, b: a / b)
+    return estimate([numerator, denominator], lambda a, b: a / b, rounds)

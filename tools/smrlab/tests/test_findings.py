@@ -157,3 +157,28 @@ def test_each_verdict_states_the_thread_counts_and_where_it_holds():
                            "at 1, 2"
     one = findings.check(f, rows[4:6])
     assert one.checked_at == "checked at thread count 4: holds at 4"
+
+
+def paired(reclaimer, values, rounds):
+    """A row whose trial values carry their rounds (trial indices)."""
+    config = Config("l", Reclaimer(reclaimer), "system", 1, (50, 50, 0), 2, 0, 1.0, 1, False)
+    stat = Stat(sorted(values)[len(values) // 2], min(values), max(values), len(values), tuple(values),
+                tuple(rounds))
+    return Row(config, len(values), 0, {"throughput_ops_s": stat})
+
+
+def test_trials_are_paired_by_round_so_a_slow_round_moves_both_sides():
+    """Rounds 2 and 4 ran in a slow phase of the machine (every configuration 30% slower): paired
+    by round, hp / none is 0.8 in every round and the claim is decided; the same values without
+    rounds overlap the bound and stay within the noise."""
+    f = finding(kind="ratio", metric="throughput_ops_s", numerator={"reclaimer": "hp"},
+                denominator={"reclaimer": "none"}, max=0.9)
+    none = [100.0, 101.0, 70.0, 99.0, 71.0]
+    hp = [v * 0.8 for v in none]
+    rounds = [0, 1, 2, 3, 4]
+    assert findings.check(f, [paired("none", none, rounds), paired("hp", hp, rounds)]).status == findings.HOLDS
+    unpaired = findings.check(f, [paired("none", none, ()), paired("hp", hp, ())])
+    assert unpaired.status == findings.NOISE
+    # Rounds that do not match (a trial failed on one side): resampled independently, as unpaired.
+    partial = findings.check(f, [paired("none", none, rounds), paired("hp", hp[:4], rounds[:4])])
+    assert partial.status == findings.NOISE
