@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-
 namespace smrbench {
 
 const char* pool_wait_name(pool_wait w) { return w == pool_wait::busy ? "busy" : "yield"; }
