@@ -344,6 +344,29 @@ TEST(Nebr, ImplicitRegionAnnouncesOncePerRegionOps) {
   EXPECT_FALSE(h.in_region());
 }
 
+TEST(Nebr, LooksAtTheEpochEveryAdvanceEveryOperationsAcrossRegions) {
+  // The two duties share one countdown (nebr.hpp): with region_ops 3 and advance_every 2 they
+  // fall due at different operations, and neither may be skipped or doubled. One thread: each
+  // look advances the epoch by one.
+  smr::nebr domain({.advance_every = 2, .region_ops = 3});
+  auto h = domain.attach();
+  const std::uint64_t e0 = domain.epoch();
+  for (int i = 0; i < 60; ++i) {
+    empty_op<smr::nebr>(h);
+    EXPECT_EQ(h.in_region(), i % 3 != 2) << "operation " << i;
+  }
+  EXPECT_EQ(domain.epoch() - e0, 30u);
+  // An implicit region made explicit half-way keeps the look where it was due and stops ending.
+  empty_op<smr::nebr>(h);  // operation 61: 1 of a new region, the look due after the next one
+  h.enter_region();
+  empty_op<smr::nebr>(h);
+  EXPECT_EQ(domain.epoch() - e0, 31u);
+  for (int i = 0; i < 9; ++i) empty_op<smr::nebr>(h);
+  EXPECT_TRUE(h.in_region());
+  EXPECT_EQ(domain.epoch() - e0, 35u);
+  h.leave_region();
+}
+
 TEST(Nebr, OperatingThreadInARegionLetsTheEpochMove) {
   smr::nebr domain({.advance_every = 1, .region_ops = 0});
   std::atomic<long> freed{0};

@@ -38,6 +38,7 @@
 // debra.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <tuple>
@@ -65,8 +66,8 @@ struct nebr_rule : detail::epoch_rule_base {
     // epoch moved. Outside operations only.
     void enter_region() {
       if (this->in_operation()) detail::misuse("nebr: enter_region() inside an operation");
-      if (region_ == region::none) this->start_period();
-      region_ = region::explicit_;
+      if (region_ == region::none) open_region(region::explicit_);
+      else if (region_ != region::explicit_) make_explicit();
     }
     // Leaves the region (explicit or implicit): the thread holds back no epoch any more.
     // Outside operations only.
@@ -80,21 +81,21 @@ struct nebr_rule : detail::epoch_rule_base {
     explicit thread_state(typename Base::domain_type& d)
         : detail::epoch_thread<Base>(d),
           advance_every_(d.configuration().advance_every),
-          region_ops_(d.configuration().region_ops) {}
+          region_ops_(d.configuration().region_ops),
+          advance_left_(advance_every_) {}
     ~thread_state() { quiesce(); }
 
+    // The fast path is one test here and one countdown in leave(), what qsbr pays: the two
+    // periodic duties (a look at the epoch every advance_every operations, the end of an
+    // implicit region after region_ops) share the countdown to whichever comes first.
     void enter() {
-      if (region_ == region::none) [[unlikely]] {
-        this->start_period();
-        region_ = region_ops_ == 0 ? region::single_ : region::implicit_;
-        ops_in_region_ = 0;
-      }
-      if (++entries_ >= advance_every_) [[unlikely]]
-        advance_step();
+      if (region_ == region::none) [[unlikely]]
+        open_region(region_ops_ == 0 ? region::single_ : region::implicit_);
     }
 
     void leave() {
-      if (region_ == region::single_ || (region_ == region::implicit_ && ++ops_in_region_ >= region_ops_)) quiesce();
+      if (--countdown_ == 0) [[unlikely]]
+        periodic_step();
     }
 
     // Outside operations: a period that frees what is safe and advances the epoch if it can;
@@ -107,24 +108,74 @@ struct nebr_rule : detail::epoch_rule_base {
    private:
     enum class region { none, single_, implicit_, explicit_ };
 
-    // Out of line: one operation in advance_every gets here.
-    [[gnu::noinline]] void advance_step() {
-      entries_ = 0;
-      if (this->clock().now() != this->announced_epoch())
-        this->start_period();  // a new period between operations: see the proof sketch
-      this->try_advance(this->announced_epoch());
+    // Inline: measured out of line, the one-element read-only list lost 3% at one thread
+    // (nebr / qsbr 0.926 against 0.953, eight interleaved rounds).
+    void open_region(region r) {
+      this->start_period();
+      region_ = r;
+      region_left_ = r == region::implicit_ ? region_ops_ : 0;
+      rearm();
+    }
+
+    // Between two operations (the thread holds nothing): the countdown reached the nearer duty.
+    // Out of line: one operation in min(advance_every, region_ops) gets here.
+    [[gnu::noinline]] void periodic_step() {
+      const unsigned ran = armed_;
+      const bool look = (advance_left_ -= ran) == 0;
+      const bool region_over = region_ == region::single_ || (region_ == region::implicit_ && (region_left_ -= ran) == 0);
+      if (look) {
+        advance_left_ = advance_every_;
+        if (this->clock().now() != this->announced_epoch())
+          this->start_period();  // a new period between operations: see the proof sketch
+        this->try_advance(this->announced_epoch());
+      }
+      if (region_over) {
+        quiesce_now();  // the next operation opens the next region
+      } else {
+        rearm();
+      }
+    }
+
+    // Counts down to the nearer of the two duties (a region of its own ends after one).
+    void rearm() {
+      armed_ = region_ == region::implicit_   ? std::min(advance_left_, region_left_)
+               : region_ == region::explicit_ ? advance_left_
+                                              : 1u;
+      countdown_ = armed_;
+    }
+
+    // The operations run since the countdown was armed, taken off the look at the epoch (which
+    // stays due at the same operation when the region changes kind or ends early).
+    void settle() {
+      const unsigned done = armed_ - countdown_;
+      advance_left_ = advance_left_ > done ? advance_left_ - done : 1;
+      countdown_ = armed_ = advance_left_;
+    }
+
+    // An implicit region becomes explicit: it no longer ends by count.
+    void make_explicit() {
+      settle();
+      region_ = region::explicit_;
+      rearm();
     }
 
     void quiesce() {
+      if (region_ != region::none) settle();
+      quiesce_now();
+    }
+    void quiesce_now() {
       detail::epoch_clock::quiesce(this->slot().announce);
       region_ = region::none;
+      countdown_ = armed_ = 1;  // nothing is due outside a region; enter() opens the next one
     }
 
     const unsigned advance_every_;
     const unsigned region_ops_;
     region region_ = region::none;
-    unsigned ops_in_region_ = 0;
-    unsigned entries_ = 0;
+    unsigned countdown_ = 1;     // operations until periodic_step()
+    unsigned armed_ = 1;         // what the countdown started from
+    unsigned advance_left_;      // operations until the next look at the epoch (across regions)
+    unsigned region_left_ = 0;   // operations until an implicit region ends
   };
 };
 
