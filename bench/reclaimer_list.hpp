@@ -1,5 +1,5 @@
 // The reclaimers smrbench runs: every rule of smr::all_rules (include/smr/smr.hpp), each with
-// batch free and, when it frees at all, amortized free (Epochs §3.3, named <name>_af), then the
+// batch free and, when it frees in batches, amortized free (Epochs §3.3, named <name>_af), then the
 // external baselines built into this binary (external/external_rules.hpp), batch free only: the
 // libraries decide when their nodes are freed. Adding a
 // reclaimer to the library adds it here; every data structure translation unit (bench/ds/*.cpp)
@@ -14,18 +14,14 @@
 
 namespace smrbench {
 
-template <class... T>
-struct type_list {};
-
-template <class... A, class... B>
-type_list<A..., B...> operator+(type_list<A...>, type_list<B...>);
+using smr::type_list;
 
 template <class Rule>
 auto variants_of() {
-  if constexpr (Rule::traits.frees && !smr::external::is_external<Rule>) {
-    return type_list<smr::basic_domain<Rule>, smr::basic_domain<Rule, smr::core::amortized_free<>>>{};
-  } else {
+  if constexpr (smr::external::is_external<Rule>) {
     return type_list<smr::basic_domain<Rule>>{};
+  } else {
+    return smr::free_policy_variants<Rule>();
   }
 }
 

@@ -12,6 +12,7 @@
 #include "smr/reclaimers/hp_asym.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
 #include "smr/reclaimers/ibr_epoch.hpp"
+#include "smr/reclaimers/lfrc.hpp"
 #include "smr/reclaimers/nbr.hpp"
 #include "smr/reclaimers/nebr.hpp"
 #include "smr/reclaimers/none.hpp"
@@ -36,9 +37,25 @@ namespace smr {
 template <class... Rules>
 struct rule_list {};
 
+// A list of types, and its concatenation (type_list<A...>{} + type_list<B...>{}, unevaluated).
+template <class... T>
+struct type_list {};
+template <class... A, class... B>
+type_list<A..., B...> operator+(type_list<A...>, type_list<B...>);
+
+// The reclaimers a rule gives: basic_domain<Rule> (batch free) and, when the rule frees in
+// batches, its amortized-free variant basic_domain<Rule, core::amortized_free<>> (<name>_af).
+template <class Rule>
+auto free_policy_variants() {
+  if constexpr (Rule::traits.frees && Rule::traits.batched_frees) {
+    return type_list<basic_domain<Rule>, basic_domain<Rule, core::amortized_free<>>>{};
+  } else {
+    return type_list<basic_domain<Rule>>{};
+  }
+}
+
 // Every reclamation rule of the library: the one line a new reclaimer adds here. smrbench, the
-// test suites and the docs' tables enumerate it; each rule whose traits say it frees also gets
-// its amortized-free variant (basic_domain<rule, core::amortized_free<>>, named <name>_af).
-using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, ibr_epoch_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, nbr_rule, nbr_plus_rule>;
+// test suites and the docs' tables enumerate it, each rule with its free_policy_variants().
+using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, ibr_epoch_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, nbr_rule, nbr_plus_rule, lfrc_rule>;
 
 }  // namespace smr

@@ -22,6 +22,8 @@
 //                           may miss a reader that already reads.
 //   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
 //                           they have made it: the region is left while the operation runs.
+//   lfrc_early_release      LFRC whose SafeRead gives its reference back before it validates
+//                           the link, and keeps none: the reader uses a node it does not count.
 //   interval_off_by_one<R>  the real interval scheme R (ibr_2ge, tag_ibr) whose scan reads each
 //                           reservation [lower, upper] as [lower + 1, upper].
 //   claims_unlinked_traversal<R>
@@ -43,6 +45,7 @@
 #include "smr/reclaimers/ebr.hpp"
 #include "smr/reclaimers/he.hpp"
 #include "smr/reclaimers/hp.hpp"
+#include "smr/reclaimers/lfrc.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
 #include "smr/reclaimers/nbr.hpp"
 #include "smr/reclaimers/nebr.hpp"
@@ -366,5 +369,34 @@ struct nebr_leaves_early_rule : nebr_rule {
   };
 };
 using nebr_leaves_early = basic_domain<nebr_leaves_early_rule>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: LFRC's count decremented before the link is validated. protect() adds to the
+// target's count and takes it back at once, then validates and returns the node with the slot
+// holding no reference: the last real reference can go (an unlink) while the reader walks on.
+struct lfrc_early_release_rule : lfrc_rule {
+  static constexpr std::string_view name = "lfrc_early_release";
+  static constexpr std::string_view summary = "PLANTED BUG: SafeRead gives its reference back before validating";
+  template <class Base>
+  class thread_state : public lfrc_rule::thread_state<Base> {
+    using state = lfrc_rule::thread_state<Base>;
+
+   protected:
+    using state::state;
+    template <class T>
+    core::marked_ptr<T> protect(typename state::protection h, const counted_link<T>& src) {
+      state::clear(h);
+      for (;;) {
+        const core::marked_ptr<T> p = src.load(core::mo_acquire);
+        if (detail::lfrc_cell* c = counted_link<T>::cell(p)) {
+          c->count.fetch_add(detail::lfrc_cell::one_ref, core::mo_acq_rel);
+          detail::lfrc_pool::release(c);  // the bug: before the validation, and for good
+        }
+        if (src.load(core::mo_acquire) == p) return p;
+      }
+    }
+  };
+};
+using lfrc_early_release = basic_domain<lfrc_early_release_rule>;
 
 }  // namespace smr::test

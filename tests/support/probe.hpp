@@ -43,12 +43,19 @@ struct counted : Base {
 };
 
 template <class List>
+struct as_gtest_types;
+template <class... T>
+struct as_gtest_types<smr::type_list<T...>> {
+  using type = ::testing::Types<T...>;
+};
+
+template <class List>
 struct with_both_free_policies;
 template <class... Rules>
 struct with_both_free_policies<smr::rule_list<Rules...>> {
-  using type = ::testing::Types<smr::basic_domain<Rules>..., smr::basic_domain<Rules, smr::core::amortized_free<>>...>;
+  using type = typename as_gtest_types<decltype((smr::type_list<>{} + ... + smr::free_policy_variants<Rules>()))>::type;
 };
-// Every reclaimer, with batch and with amortized free.
+// Every reclaimer, with batch and (where it applies) with amortized free.
 using every_variant = with_both_free_policies<smr::all_rules>::type;
 
 struct variant_name {

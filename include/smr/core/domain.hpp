@@ -28,6 +28,9 @@
 //     protection_at(i), protect(p, link), hold(p, node), clear(p)
 //                                  slot-based rules (traits.slot_based_protection) instead
 //     on_create(node)              optional: stamp the header of a new node (IBR eras)
+//     create<T>(args), dispose(node)
+//                                  optional: allocate nodes itself, and free one that was
+//                                  never published (lfrc's type-stable pool)
 //     read_phase(fn), reserve(nodes, n), in_read_phase()
 //                                  optional: restartable read phases (NBR)
 //     reclaim_step()               outside any operation: one step toward freeing everything
@@ -159,6 +162,8 @@ class basic_domain : public Rule::template domain_state<detail::domain_core<Rule
   using state = typename Rule::template domain_state<detail::domain_core<Rule>>;
   static_assert(std::is_base_of_v<detail::domain_core<Rule>, state>,
                 "a rule's domain_state<Base> must derive from Base");
+  static_assert(Rule::traits.batched_frees || std::is_same_v<FreePolicy, core::batch_free>,
+                "this reclaimer frees each node when its last reference goes: no free policy applies");
 
  public:
   using rule = Rule;
@@ -461,8 +466,26 @@ class basic_domain<Rule, FreePolicy>::handle
     if constexpr (requires { this->state::reserve(nodes, n); }) state::reserve(nodes, n);
   }
 
-  void stamp(node_base* n) {
-    if constexpr (requires { this->state::on_create(n); }) state::on_create(n);
+  // A rule may allocate its nodes itself: then it has both create<T>(args) and dispose(n) (for a
+  // node never published), and dispose's presence says so (GCC cannot ask about a member
+  // template that may not exist). Otherwise the node comes from construct_node and the rule
+  // may stamp it.
+  static constexpr bool rule_allocates = requires(handle& h, node_base* n) { h.state::dispose(n); };
+
+  template <class T, class... Args>
+  T* create_node(Args&&... args) {
+    if constexpr (rule_allocates) {
+      return state::template create<T>(std::forward<Args>(args)...);
+    } else {
+      T* n = core::construct_node<T>(std::forward<Args>(args)...);
+      if constexpr (requires { this->state::on_create(n); }) state::on_create(n);
+      return n;
+    }
+  }
+
+  void dispose_node(node_base* n) {
+    if constexpr (rule_allocates) state::dispose(n);
+    else core::free_node(n);
   }
 
   void retire_node(node_base* n) {
@@ -521,13 +544,12 @@ class basic_domain<Rule, FreePolicy>::guard {
     h_->reserve_nodes(list, sizeof...(T));
   }
 
-  // Allocates a node through the reclaimer (IBR-family schemes stamp its birth era).
+  // Allocates a node through the reclaimer (IBR-family schemes stamp its birth era, lfrc takes
+  // it from its type-stable pool).
   template <class T, class... Args>
   T* create(Args&&... args) {
     static_assert(std::is_base_of_v<node_base, T>, "a node type must derive from its reclaimer's node_base");
-    T* n = core::construct_node<T>(std::forward<Args>(args)...);
-    h_->stamp(n);
-    return n;
+    return h_->template create_node<T>(std::forward<Args>(args)...);
   }
 
   // An unlinked node: freed once no thread can reach it. Must come from create().
@@ -544,6 +566,9 @@ class basic_domain<Rule, FreePolicy>::guard {
     static_assert(std::is_base_of_v<node_base, T>, "a node type must derive from its reclaimer's node_base");
     static_assert(std::is_empty_v<Deleter> && std::is_default_constructible_v<Deleter>,
                   "retire(n, deleter): the deleter must be stateless and default-constructible");
+    static_assert(!handle::rule_allocates,
+                  "retire(n, deleter): this reclaimer allocates its nodes itself (lfrc: type-stable "
+                  "memory), so nodes the user allocated cannot be retired");
     if (!core::is_retired(n)) n->destroy = &core::destroy_with_deleter<T, Deleter>;
     h_->retire_node(n);
   }
@@ -552,7 +577,7 @@ class basic_domain<Rule, FreePolicy>::guard {
   template <class T>
   void dispose(T* n) {
     if (core::is_retired(n)) detail::misuse("dispose() of a node that was already retired");
-    core::free_node(n);
+    h_->dispose_node(n);
   }
 
  private:

@@ -42,10 +42,10 @@ struct reclaimer_traits {
   bool continues_after_write = true;
   // A stalled thread cannot hold back an unbounded number of retired nodes.
   bool bounded_garbage = false;
-  // Writing a pointer into a link may read the target node's header (TagIBR raises the link's
-  // born_before tag to cover the target: with the tag the pointer was read with, else the
-  // target's birth era), so only pointers read through protect() or to nodes the writer
-  // allocated may be written.
+  // Writing a pointer into a link may read or update the target node's header (TagIBR raises
+  // the link's born_before tag to cover the target: with the tag the pointer was read with, else
+  // the target's birth era; lfrc adds to the target's reference count), so only pointers read
+  // through protect() or to nodes the writer allocated may be written.
   bool reads_written_nodes = false;
   // protect() uses numbered slots that the domain's configuration sizes (hazard pointers,
   // hazard eras): a data structure checks its need against domain.protect_slots() at
@@ -54,6 +54,12 @@ struct reclaimer_traits {
   // Frees retired nodes while the domain lives (false only for the leaky baseline, which
   // therefore has no amortized-free variant).
   bool frees = true;
+  // Links count references to their targets (lfrc's counted_link): a structure must leave every
+  // node's lifetime to the counts, its teardown included.
+  bool counted_links = false;
+  // Frees retired nodes in batches, which the amortized-free policy can spread out (false for
+  // lfrc, which frees each node when its last reference goes: it has no _af variant).
+  bool batched_frees = true;
   core::metric_support metrics{};
 };
 
@@ -67,6 +73,10 @@ struct ds_requirements {
   bool writes_unprotected_pointers = false;
   // Most protect() slots in use at once (checked at construction against the domain).
   unsigned protect_slots = 0;
+  // Works with counted links (reclaimer trait counted_links): every node is reached through its
+  // own type's R::atomic_ptr, only held nodes are written into links, and the teardown releases
+  // the roots instead of freeing linked nodes itself.
+  bool handles_counted_links = false;
 };
 
 // Why a pair cannot work, or an empty view when it can.
@@ -79,7 +89,11 @@ constexpr std::string_view incompatibility(const reclaimer_traits& r, const ds_r
            "reclaimer requires every read phase to restart from the root (use the _rr variant)";
   if (d.writes_unprotected_pointers && r.reads_written_nodes)
     return "the data structure writes pointers to nodes it has not protected, but this reclaimer "
-           "reads the birth era of every node whose pointer is written (TagIBR's born_before tag)";
+           "reads the header of every node whose pointer is written (TagIBR's born_before tag, "
+           "lfrc's reference count)";
+  if (r.counted_links && !d.handles_counted_links)
+    return "this reclaimer counts references in every link (lfrc), and the data structure does "
+           "not support counted links (it frees linked nodes itself or links nodes of another type)";
   return {};
 }
 

@@ -22,8 +22,11 @@ struct check_compatible {
                 "root (NBR paper, Section 6); use the restart-from-root (_rr) variant");
   static_assert(!Req.writes_unprotected_pointers || !R::traits.reads_written_nodes,
                 "incompatible pair: this data structure writes pointers to nodes it has not "
-                "protected, but this reclaimer reads the birth era of every node whose pointer "
-                "is written (TagIBR's born_before tag)");
+                "protected, but this reclaimer reads the header of every node whose pointer is "
+                "written (TagIBR's born_before tag, lfrc's reference count)");
+  static_assert(!R::traits.counted_links || Req.handles_counted_links,
+                "incompatible pair: this reclaimer counts references in every link (lfrc), and "
+                "this data structure does not support counted links");
   static constexpr bool value = true;
 };
 

@@ -34,9 +34,14 @@ std::size_t count_list_nodes(const Link& head) {
   return n;
 }
 
-// Frees every node still linked from `head` (retired ones belong to the reclaimer).
+// Frees every node still linked from `head` (retired ones belong to the reclaimer). With counted
+// links (lfrc) the head gives back its reference and the counts free the chain.
 template <class Link>
-void free_list_nodes(const Link& head) {
+void free_list_nodes(Link& head) {
+  if constexpr (requires { head.release_chain_unsafe(); }) {
+    head.release_chain_unsafe();
+    return;
+  }
   for (auto* n = head.load(core::mo_relaxed).get(); n != nullptr;) {
     auto* next = n->next.load(core::mo_relaxed).get();
     core::free_node(n);

@@ -24,7 +24,9 @@
 //
 // Requirements: keys are copyable and ordered by operator<; three protection slots; searches
 // only pass through validated nodes; continues_after_write unless restart-from-root, so only
-// the _rr variant is accepted by NBR.
+// the _rr variant is accepted by NBR. Handles counted links (lfrc): it writes only pointers to
+// nodes it holds (cur and next are protected, fresh is its own) and its teardown releases the
+// head.
 #pragma once
 
 #include <array>
@@ -58,6 +60,7 @@ class hm_chain {
       .traverses_unlinked_nodes = false,
       .continues_after_write = !RestartFromRoot,
       .protect_slots = 3,
+      .handles_counted_links = true,
   };
 
   hm_chain() = default;
