@@ -78,8 +78,11 @@ TEST(Lfrc, AReferenceALinkWriteDropsLastsUntilTheOperationEnds) {
     EXPECT_EQ(destroyed.load(), 0) << "the exchange's old value was freed inside the operation";
     EXPECT_EQ(old->value, 7);
     g.retire(old);
-    EXPECT_EQ(h.unreclaimed(), 1u);  // exact (the statistics gauge is batched)
+    EXPECT_EQ(h.unreclaimed(), 1u);
+    EXPECT_EQ(domain.stats().unreclaimed, 1) << "the gauge lags the retirement";
   }
+  EXPECT_EQ(domain.stats().unreclaimed, 0);
+  EXPECT_EQ(domain.stats().peak_unreclaimed, 1);
   EXPECT_EQ(destroyed.load(), 1) << "the dropped reference was not given back at the operation's end";
   EXPECT_EQ(domain.stats().freed, 1u);
   EXPECT_EQ(h.unreclaimed(), 0u);

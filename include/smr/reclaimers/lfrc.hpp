@@ -509,7 +509,13 @@ struct lfrc_rule {
       const std::uint64_t freed = freed_.load(core::mo_acquire);
       return static_cast<std::size_t>(retired_.load(core::mo_relaxed) - freed);
     }
-    void count_retired() { retired_.fetch_add(1, core::mo_relaxed); }
+    // A retirement, counted at once: the node may be freed by any thread right after, and that
+    // free takes it off the gauge at once (a thread's batched count, thread_core::note_retired,
+    // would let the gauge go below zero and the peak miss).
+    void count_retired() {
+      retired_.fetch_add(1, core::mo_relaxed);
+      this->gauge().add(1);
+    }
 
     // The free list of T's blocks, made on first use.
     template <class T>
@@ -539,7 +545,7 @@ struct lfrc_rule {
     std::array<core::atomic<detail::lfrc_pool*>, max_node_types> pools_{};
     detail::spinlock pools_lock_;
     core::atomic<std::uint64_t> freed_{0};    // retired nodes reclaimed (threads do not count them)
-    core::atomic<std::uint64_t> retired_{0};  // the barrier's count (the threads' own is batched)
+    core::atomic<std::uint64_t> retired_{0};  // the barrier's count (ordered with freed_)
   };
 
   template <class Base>
@@ -626,7 +632,7 @@ struct lfrc_rule {
     void retire(lfrc_node_base* n) {
       if (n->cell == nullptr) detail::misuse("lfrc: retire() of a node that create() did not allocate (lfrc frees only its own nodes)");
       n->next_retired = core::end_of_bag;
-      this->tc().note_retired();
+      this->tc().stats().retired.add();
       this->domain().count_retired();
     }
 
