@@ -252,7 +252,9 @@ TEST(Qsbr, OfflineThreadDoesNotBlock) {
   std::thread([&] { auto h = domain.attach(); }).join();  // its slot stays, offline
   run_retirers(domain, 2, 1000, freed);
   EXPECT_GT(freed.load(), 1000) << "an offline thread held back reclamation";
-  EXPECT_GT(domain.epoch(), 100u);
+  // Blocked, the epoch would stay within 2 of its start. How far it gets otherwise depends on
+  // how the two retirers interleave (46 under a loaded CI run, against 100 expected before).
+  EXPECT_GT(domain.epoch(), 10u) << "the epoch stalled";
 }
 
 // ---------------------------------------------------------------------------------------------
