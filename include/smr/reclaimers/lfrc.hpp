@@ -226,8 +226,10 @@ class lfrc_pool {
     }
   }
 
-  // The node is built: the block leaves the claimed state with our one reference.
-  static void ready(lfrc_cell* c) { c->count.fetch_sub(lfrc_cell::claimed, core::mo_release); }
+  // The node is built: the block leaves the claimed state with our one reference. relaxed: the
+  // node reaches other threads through the release write that links it, and its reclaimer
+  // acquires our accesses from the creator's own (acq_rel) decrement at the operation's end.
+  static void ready(lfrc_cell* c) { c->count.fetch_sub(lfrc_cell::claimed, core::mo_relaxed); }
 
   // The node could not be built (its constructor threw): the block goes back, still claimed.
   void give_back(lfrc_cell* c) {
