@@ -162,6 +162,25 @@ struct garbage_spec<smr::he> {
   }
 };
 
+// WFE: HE's bounds, with each churn thread's two helping words (the span it pins for an asker,
+// within what that asker's own eras pin, and the era it reads under) counted as slots.
+template <>
+struct garbage_spec<smr::wfe> {
+  static constexpr bool bounded = true;
+  static constexpr unsigned K = garbage_spec<smr::he>::K;
+  static constexpr unsigned k = garbage_spec<smr::he>::k;
+  static constexpr unsigned f = garbage_spec<smr::he>::f;
+  static smr::wfe::config config() {
+    return {.slots = K, .fast_path_attempts = 1, .epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f};
+  }
+  static bounds bound() {
+    const std::int64_t T = churn_threads, U = key_range;
+    const std::int64_t stalled_pins = U + T * k;
+    const std::int64_t churn_pins = T * (K + 2) * (U + T + T * k);
+    return {T * (f + stalled_pins + churn_pins), stalled_pins};
+  }
+};
+
 template <>
 struct garbage_spec<smr::ebr> {
   static constexpr bool bounded = false;
@@ -203,7 +222,8 @@ struct garbage_spec<smr::token> {
 // The largest settled bound of the bounded schemes: the unbounded ones must exceed it.
 std::int64_t largest_settled_bound() {
   return std::max({garbage_spec<smr::hp>::bound().settled, garbage_spec<smr::nbr>::bound().settled,
-                   garbage_spec<smr::ibr_2ge>::bound().settled, garbage_spec<smr::he>::bound().settled});
+                   garbage_spec<smr::ibr_2ge>::bound().settled, garbage_spec<smr::he>::bound().settled,
+                   garbage_spec<smr::wfe>::bound().settled});
 }
 
 template <class R>
@@ -296,7 +316,7 @@ outcome run_with_stalled_thread() {
 
 template <class R>
 class BoundedGarbage : public ::testing::Test {};
-using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa, smr::nbr, smr::nbr_plus, smr::ebr, smr::debra, smr::qsbr,
+using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::wfe, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa, smr::nbr, smr::nbr_plus, smr::ebr, smr::debra, smr::qsbr,
                                     smr::nebr, smr::rcu, smr::token, smr::ibr_epoch>;
 TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
 

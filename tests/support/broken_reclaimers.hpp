@@ -24,6 +24,9 @@
 //                           they have made it: the region is left while the operation runs.
 //   lfrc_early_release      LFRC whose SafeRead gives its reference back before it validates
 //                           the link, and keeps none: the reader uses a node it does not count.
+//   wfe_no_hand_over       WFE whose helper answers a request but does not hand its era over to
+//                          the asker's reservation: from the helper's clearing to the asker's
+//                          own publication, nothing pins the node it answered with.
 //   interval_off_by_one<R>  the real interval scheme R (ibr_2ge, tag_ibr) whose scan reads each
 //                           reservation [lower, upper] as [lower + 1, upper].
 //   claims_unlinked_traversal<R>
@@ -51,6 +54,7 @@
 #include "smr/reclaimers/nebr.hpp"
 #include "smr/reclaimers/rcu.hpp"
 #include "smr/reclaimers/token.hpp"
+#include "smr/reclaimers/wfe.hpp"
 
 namespace smr::test {
 
@@ -398,5 +402,14 @@ struct lfrc_early_release_rule : lfrc_rule {
   };
 };
 using lfrc_early_release = basic_domain<lfrc_early_release_rule>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: WFE's helper skips the hand-over (step 3 in reclaimers/wfe.hpp).
+struct wfe_no_hand_over_rule : wfe_rule {
+  static constexpr std::string_view name = "wfe_no_hand_over";
+  static constexpr std::string_view summary = "PLANTED BUG: a helper's answer is not handed over to the asker's reservation";
+  static void hand_over(reservation&, std::uint64_t, std::uint64_t) {}
+};
+using wfe_no_hand_over = basic_domain<wfe_no_hand_over_rule>;
 
 }  // namespace smr::test

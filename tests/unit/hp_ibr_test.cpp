@@ -1,8 +1,9 @@
-// hp, he, ibr_2ge and ibr_epoch: a protected node survives other threads' scans until
+// hp, he, wfe, ibr_2ge and ibr_epoch: a protected node survives other threads' scans until
 // released, garbage stays bounded while a thread is stalled inside an operation, exiting
 // threads hand their nodes over, protect() validates (HP retries, HE republishes when the era
-// moved, IBR raises its interval), hold() copies protection (hp, he), eras are stamped, stats
-// add up, and ibr_epoch's reservation pins what retires from its era on.
+// moved, IBR raises its interval), hold() copies protection (hp, he, wfe), eras are stamped,
+// stats add up, ibr_epoch's reservation pins what retires from its era on, and wfe's protect()
+// asks for help after its attempts and is answered.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -120,6 +121,19 @@ struct cfg<smr::he> {
   static std::size_t per_thread_bound(unsigned workers) { return cfg<smr::ibr_2ge>::per_thread_bound(workers); }
 };
 
+// WFE: HE's configuration; eager() asks for help whenever the era moved (the slow path).
+template <>
+struct cfg<smr::wfe> {
+  static smr::wfe::config eager() {
+    return {.slots = 2, .fast_path_attempts = 0, .epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
+  }
+  static smr::wfe::config bounded() {
+    return {.slots = 2, .epoch_frequency = cfg<smr::ibr_2ge>::f, .scale_epoch_frequency = false,
+            .empty_frequency = cfg<smr::ibr_2ge>::e};
+  }
+  static std::size_t per_thread_bound(unsigned workers) { return cfg<smr::he>::per_thread_bound(workers); }
+};
+
 // TagIBR runs on ibr_2ge's era clock and configuration.
 template <>
 struct cfg<smr::tag_ibr> : cfg<smr::ibr_2ge> {};
@@ -131,7 +145,7 @@ class HpIbr : public ::testing::Test {
  protected:
   void SetUp() override { freed_log::clear(); }
 };
-using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa>;
+using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::wfe, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa>;
 TYPED_TEST_SUITE(HpIbr, robust_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(HpIbr, ProtectedNodeSurvivesOtherThreadsScans) {
@@ -297,7 +311,7 @@ class SlotHold : public ::testing::Test {
  protected:
   void SetUp() override { freed_log::clear(); }
 };
-using slot_reclaimers = ::testing::Types<smr::hp, smr::he>;
+using slot_reclaimers = ::testing::Types<smr::hp, smr::he, smr::wfe>;
 TYPED_TEST_SUITE(SlotHold, slot_reclaimers, smr::test::reclaimer_name);
 
 // hold() copies protection: after the source slot is reused, the copy alone keeps the node.
@@ -614,14 +628,21 @@ TYPED_TEST(HpIbr, ReadersNeverSeeFreedNodes) {
 
 }  // namespace
 
-// ---- he ----
+// ---- he and wfe (one era per slot) ----
 
-namespace he_tests {
+namespace era_slot_tests {
+
+template <class R>
+class EraSlots : public ::testing::Test {
+ protected:
+  void SetUp() override { freed_log::clear(); }
+};
+using era_slot_reclaimers = ::testing::Types<smr::he, smr::wfe>;
+TYPED_TEST_SUITE(EraSlots, era_slot_reclaimers, smr::test::reclaimer_name);
 
 // A published era pins exactly the nodes alive in it: born by it and retired from it on.
-TEST(He, PublishedEraPinsOnlyNodesAliveInIt) {
-  using R = smr::he;
-  freed_log::clear();
+TYPED_TEST(EraSlots, PublishedEraPinsOnlyNodesAliveInIt) {
+  using R = TypeParam;
   R domain(cfg<R>::eager());  // every create() advances the era: eras are exact
   auto reader = domain.attach();
   auto writer = domain.attach();
@@ -647,9 +668,9 @@ TEST(He, PublishedEraPinsOnlyNodesAliveInIt) {
 
 // While the era stands still, protect() publishes once per slot; it republishes (and counts a
 // retry) only after the era moved.
-TEST(He, ProtectRepublishesOnlyWhenTheEraMoves) {
-  using R = smr::he;
-  R domain(smr::he::config{.slots = 2, .epoch_frequency = 1000, .scale_epoch_frequency = false});
+TYPED_TEST(EraSlots, ProtectRepublishesOnlyWhenTheEraMoves) {
+  using R = TypeParam;
+  R domain(typename R::config{.slots = 2, .epoch_frequency = 1000, .scale_epoch_frequency = false});
   link_t<R> link;
   auto h = domain.attach();
   tnode<R>* a = make_node<R>(h, 1);
@@ -670,7 +691,77 @@ TEST(He, ProtectRepublishesOnlyWhenTheEraMoves) {
   g.dispose(a);
 }
 
-}  // namespace he_tests
+}  // namespace era_slot_tests
+
+// ---- wfe: the bounded fast path and the helped slow path ----
+
+// A thread that allocates without pause moves the era all the time. A reader's protect() then
+// republishes at most fast_path_attempts times before it asks for help, and the allocating
+// thread, which helps before every advance, answers some of its requests. Every protect()
+// returns the link's value (a or b, both immutable and never freed here).
+TEST(Wfe, ProtectAsksForHelpAfterItsAttemptsAndIsAnswered) {
+  using R = smr::wfe;
+  constexpr unsigned attempts = 2;
+  R domain(R::config{.slots = 2, .fast_path_attempts = attempts, .epoch_frequency = 1, .scale_epoch_frequency = false,
+                     .empty_frequency = 1});
+  link_t<R> link;
+  auto h = domain.attach();
+  tnode<R>* a = make_node<R>(h, 1);
+  tnode<R>* b = make_node<R>(h, 2);
+  link.store(a, smr::core::mo_release);
+
+  std::atomic<bool> stop{false};
+  std::thread allocator([&] {
+    auto w = domain.attach();
+    bool flag = false;
+    while (!stop.load(std::memory_order_relaxed)) {
+      // Each create() advances the era, helping first; the link flips between a and b.
+      retire_node<R>(w, make_node<R>(w, 100));
+      link.store(flag ? a : b, smr::core::mo_release);
+      flag = !flag;
+    }
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::uint64_t calls = 0;
+  while ((domain.helped() == 0 || domain.slow_paths() < 10) && std::chrono::steady_clock::now() < deadline) {
+    for (int i = 0; i < 1000; ++i, ++calls) {
+      auto g = h.begin_op();
+      auto s = g.slot();
+      const std::uint64_t retries = domain.stats().protect_retries;
+      tnode<R>* p = s.protect(link).get();
+      ASSERT_TRUE(p == a || p == b);
+      // The first publication of a slot is not a retry; the fast path counts at most
+      // attempts - 1 more before it asks (the slow path counts none).
+      ASSERT_LE(domain.stats().protect_retries - retries, attempts);
+    }
+  }
+  stop.store(true);
+  allocator.join();
+  EXPECT_GE(domain.slow_paths(), 10u) << "protect() never asked for help in " << calls << " calls";
+  EXPECT_GT(domain.helped(), 0u) << "no request was answered by a helper in " << calls << " calls";
+  smr::core::free_node(a);
+  smr::core::free_node(b);
+}
+
+// The domain counts requests only from a slow path: with the era standing still, none.
+TEST(Wfe, NoSlowPathWhileTheEraStandsStill) {
+  using R = smr::wfe;
+  R domain(R::config{.slots = 1, .fast_path_attempts = 0, .epoch_frequency = 1000, .scale_epoch_frequency = false});
+  link_t<R> link;
+  auto h = domain.attach();
+  tnode<R>* a = make_node<R>(h, 1);
+  link.store(a, smr::core::mo_release);
+  {
+    auto g = h.begin_op();
+    auto s = g.slot();
+    EXPECT_EQ(s.protect(link).get(), a);  // the slot's first era: the era moved since "none"
+    const std::uint64_t first = domain.slow_paths();
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(s.protect(link).get(), a);
+    EXPECT_EQ(domain.slow_paths(), first);
+    EXPECT_EQ(domain.helped(), 0u);
+  }
+  smr::core::free_node(a);
+}
 
 // ---- ibr_epoch ----
 

@@ -67,6 +67,9 @@ class atomic_marked_ptr {
   marked_ptr<T> load_latest(memory_order mo) {
     return marked_ptr<T>::from_bits(bits_.fetch_or(0, mo));
   }
+  // The link as a word, for a reader that does not know T (WFE's helpers read another thread's
+  // link on its behalf).
+  const atomic<std::uintptr_t>& word() const { return bits_; }
 
  private:
   atomic<std::uintptr_t> bits_{0};

@@ -5,9 +5,11 @@
 //
 // The schemes differ only in what a thread reserves and how protect() raises it: ibr_epoch the
 // era at the start of its operation (an interval [e, none]), ibr_2ge an interval [lower, upper]
-// per thread, he one era per protection slot. Each rule says how to
-// read its slot's reservations with a static collect_reservations(domain, slot, reserved_eras&)
-// and era_thread calls it for every registry slot during a scan.
+// per thread, he and wfe one era per protection slot. Each rule says how to read its slot's
+// reservations with a static collect_reservations(domain, slot, reserved_eras&), which
+// era_thread calls for every registry slot during a scan, or reads them all itself with
+// collect_all_reservations(domain, reserved_eras&) when the order of its reads matters (wfe).
+// A rule may also act before each era advance (before_era_advance: wfe's helping).
 //
 // The orders that make this safe are argued once, in reclaimers/ibr_2ge.hpp ((a) birth era,
 // (b) retire era, (c) the scan sees the reservation); he.hpp restates them for its slots.
@@ -111,6 +113,9 @@ struct era_rule_base : rule_defaults {
   static config eager_config() { return {.epoch_frequency = 2, .scale_epoch_frequency = false, .empty_frequency = 4}; }
   template <class Base>
   using domain_state = era_domain<Base>;
+  // Called by a thread just before it advances the era (nothing, except for wfe).
+  template <class Domain, class Slot>
+  static void before_era_advance(Domain&, Slot&) {}
 };
 
 // The thread side. Rule::collect_reservations(domain, slot, out) adds the slot's reservations.
@@ -167,6 +172,7 @@ class era_thread : public Base {
  private:
   // relaxed: see current_era().
   void advance_era() {
+    Rule::before_era_advance(this->domain(), this->slot());
     const std::uint64_t e = era_word().fetch_add(1, core::mo_relaxed) + 1;
     this->tc().stats().epochs.add();
     this->tc().record_instant(core::event_kind::epoch_advance, e);
@@ -188,7 +194,10 @@ class era_thread : public Base {
     core::fence(core::mo_seq_cst);
     reserved_.clear();
     auto& d = this->domain();
-    this->for_each_slot([&](auto& s) { Rule::collect_reservations(d, s, reserved_); });
+    if constexpr (requires { Rule::collect_all_reservations(d, reserved_); })
+      Rule::collect_all_reservations(d, reserved_);
+    else
+      this->for_each_slot([&](auto& s) { Rule::collect_reservations(d, s, reserved_); });
     reserved_.seal();
     this->release_safe(limbo_.extract_if([&](const core::retired_node* r) {
       const auto* n = static_cast<const era_node*>(r);

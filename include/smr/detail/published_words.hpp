@@ -13,9 +13,18 @@
 #include <cstdint>
 
 #include "smr/core/atomic.hpp"
+#include "smr/core/atomic_pair.hpp"
 #include "smr/detail/thread_registry.hpp"
 
 namespace smr::detail {
+
+// The value a scan reads from a published word (acquire: pairs with the owner's release
+// stores): the word itself, or the first half of a pair (WFE's {era, tag}).
+template <class Word>
+auto published_value(const Word& w) {
+  return w.load(core::mo_acquire);
+}
+inline std::uint64_t published_value(const core::atomic_pair& w) { return w.load_first(core::mo_acquire); }
 
 // Word: the atomic type of one published value, whose zero value publishes nothing.
 template <class Word>
@@ -67,8 +76,7 @@ struct published_words {
     for (;;) {
       // acquire: pairs with the release bump; the copies made before it are visible.
       const std::uint64_t v = s.version.load(core::mo_acquire);
-      // acquire: pairs with the owner's release stores of its words.
-      for (unsigned i = 0; i < k; ++i) add(at(lines, i).load(core::mo_acquire));
+      for (unsigned i = 0; i < k; ++i) add(published_value(at(lines, i)));
       // The acquire loads above keep this load after them.
       if (s.version.load(core::mo_relaxed) == v) return;
     }
