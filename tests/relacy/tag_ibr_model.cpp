@@ -1,5 +1,7 @@
 // Relacy model of TagIBR (include/smr/reclaimers/tag_ibr.hpp) running the list model of
-// list_model.hpp (TagIBR refuses the Treiber stack of the other models).
+// list_model.hpp (TagIBR refuses the Treiber stack of the other models). Built for tag_ibr
+// and, with SMR_MODEL_WCAS, for tag_ibr_wcas (the pair link: one model atomic, so Relacy
+// checks that protect() takes the pointer and its tag from one snapshot).
 //
 // Configuration: the era advances at every allocation (epoch_frequency = 1, not scaled) and
 // every retirement scans (empty_frequency = 1), so a removed node is freed as soon as it is
@@ -19,10 +21,18 @@
 
 namespace {
 
+#if defined(SMR_MODEL_WCAS)
+using variant = smr::tag_ibr_wcas;
+constexpr const char* model_name = "tag_ibr_wcas / hm_list, 2 threads";
+#else
+using variant = smr::tag_ibr;
+constexpr const char* model_name = "tag_ibr / hm_list, 2 threads";
+#endif
+
 struct tag_ibr_setup {
   using reclaimer =
-      std::conditional_t<smr::model::planted, smr::test::interval_off_by_one<smr::tag_ibr>, smr::tag_ibr>;
-  static smr::tag_ibr::config config() {
+      std::conditional_t<smr::model::planted, smr::test::interval_off_by_one<variant>, variant>;
+  static typename variant::config config() {
     return {.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
   }
   static constexpr int churn = 0;
@@ -32,6 +42,6 @@ struct tag_ibr_setup {
 
 int main(int argc, char** argv) {
   using namespace smr::model;
-  return run<list_model<tag_ibr_setup>>("tag_ibr / hm_list, 2 threads",
+  return run<list_model<tag_ibr_setup>>(model_name,
                                         {random_search(100000), bounded_search(1)}, argc, argv);
 }

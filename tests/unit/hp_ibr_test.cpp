@@ -139,13 +139,15 @@ template <>
 struct cfg<smr::tag_ibr> : cfg<smr::ibr_2ge> {};
 template <>
 struct cfg<smr::tag_ibr_faa> : cfg<smr::ibr_2ge> {};
+template <>
+struct cfg<smr::tag_ibr_wcas> : cfg<smr::ibr_2ge> {};
 
 template <class R>
 class HpIbr : public ::testing::Test {
  protected:
   void SetUp() override { freed_log::clear(); }
 };
-using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::wfe, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa>;
+using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::wfe, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa, smr::tag_ibr_wcas>;
 TYPED_TEST_SUITE(HpIbr, robust_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(HpIbr, ProtectedNodeSurvivesOtherThreadsScans) {
@@ -559,6 +561,67 @@ TEST(TagIbr, ConcurrentRaisesCoverTheLargestBirth) {
   concurrent_raises_cover_the_largest_birth<smr::tag_ibr_faa>();
 }
 
+// TagIBR-WCAS: the tag is the target's exact birth era, down as well as up (no monotonic
+// convention), and bit operations keep it.
+TEST(TagIbrWcas, TagIsTheTargetsBirth) {
+  using R = smr::tag_ibr_wcas;
+  R domain(R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1});
+  auto h = domain.attach();
+  link_t<R> link;
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), 0u);
+  tnode<R>* old_node = make_node<R>(h, 1);
+  tnode<R>* young = make_node<R>(h, 2);
+  ASSERT_LT(old_node->birth_era, young->birth_era);
+  link.store(old_node, smr::core::mo_release);
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), old_node->birth_era);
+  smr::core::marked_ptr<tnode<R>> expected(old_node);
+  ASSERT_TRUE(link.compare_exchange_strong(expected, young, smr::core::mo_release));
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), young->birth_era);
+  smr::core::marked_ptr<tnode<R>> stale(old_node);
+  EXPECT_FALSE(link.compare_exchange_strong(stale, nullptr, smr::core::mo_release));
+  EXPECT_EQ(stale.get(), young);  // a failed CAS reports the pointer it found
+  EXPECT_EQ(link.exchange(old_node, smr::core::mo_acq_rel).get(), young);
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), old_node->birth_era) << "an older target lowers the tag";
+  (void)link.fetch_tag(smr::core::mo_acq_rel);
+  const auto [p, tag] = link.load_tagged(smr::core::mo_acquire);
+  EXPECT_EQ(p.get(), old_node);
+  EXPECT_TRUE(p.tagged());
+  EXPECT_EQ(tag, old_node->birth_era);
+  link.store(nullptr, smr::core::mo_release);
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), 0u);
+  retire_node<R>(h, old_node);
+  retire_node<R>(h, young);
+}
+
+// Concurrent writers and readers: every snapshot pairs a pointer with its own target's birth
+// (a torn read, the pointer of one write with the tag of another, would not).
+TEST(TagIbrWcas, SnapshotsPairEachPointerWithItsBirth) {
+  using R = smr::tag_ibr_wcas;
+  R domain(R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1000});
+  link_t<R> link;
+  const int per_thread = static_cast<int>(smr::test::scaled_ops(2000));
+  std::vector<tnode<R>*> unlinked[4];
+  std::atomic<std::uint64_t> torn{0};
+  smr::test::run_threads(4, [&](unsigned t) {
+    auto h = domain.attach();
+    for (int i = 0; i < per_thread; ++i) {
+      {
+        auto g = h.begin_op();
+        // Nodes are retired only after every thread is done, so any pointer read is alive.
+        tnode<R>* n = g.template create<tnode<R>>(i);
+        if (tnode<R>* old = link.exchange(n, smr::core::mo_acq_rel).get()) unlinked[t].push_back(old);
+      }
+      const auto [p, tag] = link.load_tagged(smr::core::mo_acquire);
+      if (p.get() != nullptr && tag != p.get()->birth_era) torn.fetch_add(1);
+    }
+  });
+  EXPECT_EQ(torn.load(), 0u) << "a snapshot paired a pointer with another target's tag";
+  auto h = domain.attach();
+  for (auto& nodes : unlinked)
+    for (tnode<R>* n : nodes) retire_node<R>(h, n);
+  retire_node<R>(h, link.exchange(nullptr, smr::core::mo_acq_rel).get());
+}
+
 // What the tag buys: reading a link written long ago leaves the reservation where it was even
 // though the era has moved, so a node born later is not pinned; ibr_2ge raises its upper end
 // to the current era on the same read and pins it.
@@ -590,6 +653,7 @@ bool old_link_read_pins_a_younger_node() {
 TEST(TagIbr, ReadingAnOldLinkDoesNotRaiseTheReservation) {
   EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr>());
   EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr_faa>());
+  EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr_wcas>());
   EXPECT_TRUE(old_link_read_pins_a_younger_node<smr::ibr_2ge>()) << "ibr_2ge raises upper to the era";
 }
 
@@ -695,52 +759,65 @@ TYPED_TEST(EraSlots, ProtectRepublishesOnlyWhenTheEraMoves) {
 
 // ---- wfe: the bounded fast path and the helped slow path ----
 
-// A thread that allocates without pause moves the era all the time. A reader's protect() then
-// republishes at most fast_path_attempts times before it asks for help, and the allocating
-// thread, which helps before every advance, answers some of its requests. Every protect()
-// returns the link's value (a or b, both immutable and never freed here).
-TEST(Wfe, ProtectAsksForHelpAfterItsAttemptsAndIsAnswered) {
+// A thread that allocates without pause moves the era all the time: each create() advances it
+// (answering open requests first). Readers protect a link that flips between a and b, which
+// are immutable and never freed here.
+template <class Check>
+void protect_while_the_era_moves(smr::wfe& domain, Check&& done, std::uint64_t& calls, unsigned attempts) {
   using R = smr::wfe;
-  constexpr unsigned attempts = 2;
-  R domain(R::config{.slots = 2, .fast_path_attempts = attempts, .epoch_frequency = 1, .scale_epoch_frequency = false,
-                     .empty_frequency = 1});
   link_t<R> link;
   auto h = domain.attach();
   tnode<R>* a = make_node<R>(h, 1);
   tnode<R>* b = make_node<R>(h, 2);
   link.store(a, smr::core::mo_release);
-
   std::atomic<bool> stop{false};
   std::thread allocator([&] {
     auto w = domain.attach();
     bool flag = false;
     while (!stop.load(std::memory_order_relaxed)) {
-      // Each create() advances the era, helping first; the link flips between a and b.
       retire_node<R>(w, make_node<R>(w, 100));
       link.store(flag ? a : b, smr::core::mo_release);
       flag = !flag;
     }
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  std::uint64_t calls = 0;
-  while ((domain.helped() == 0 || domain.slow_paths() < 10) && std::chrono::steady_clock::now() < deadline) {
+  while (!done() && std::chrono::steady_clock::now() < deadline) {
     for (int i = 0; i < 1000; ++i, ++calls) {
       auto g = h.begin_op();
       auto s = g.slot();
       const std::uint64_t retries = domain.stats().protect_retries;
       tnode<R>* p = s.protect(link).get();
       ASSERT_TRUE(p == a || p == b);
-      // The first publication of a slot is not a retry; the fast path counts at most
+      // A fresh slot's first publication is not a retry; the fast path counts at most
       // attempts - 1 more before it asks (the slow path counts none).
       ASSERT_LE(domain.stats().protect_retries - retries, attempts);
     }
   }
   stop.store(true);
   allocator.join();
-  EXPECT_GE(domain.slow_paths(), 10u) << "protect() never asked for help in " << calls << " calls";
-  EXPECT_GT(domain.helped(), 0u) << "no request was answered by a helper in " << calls << " calls";
   smr::core::free_node(a);
   smr::core::free_node(b);
+}
+
+// protect() republishes at most fast_path_attempts times, then asks for help.
+TEST(Wfe, ProtectAsksForHelpAfterItsAttempts) {
+  constexpr unsigned attempts = 2;
+  smr::wfe domain(smr::wfe::config{.slots = 2, .fast_path_attempts = attempts, .epoch_frequency = 1,
+                                   .scale_epoch_frequency = false, .empty_frequency = 1});
+  std::uint64_t calls = 0;
+  protect_while_the_era_moves(domain, [&] { return domain.slow_paths() >= 10; }, calls, attempts);
+  EXPECT_GE(domain.slow_paths(), 10u) << "protect() never asked for help in " << calls << " calls";
+}
+
+// With no fast-path attempts, every read under a moving era asks; the allocating thread
+// answers some requests before its own read settles them (the wait-free path).
+TEST(Wfe, HelpersAnswerOpenRequests) {
+  smr::wfe domain(smr::wfe::config{.slots = 2, .fast_path_attempts = 0, .epoch_frequency = 1,
+                                   .scale_epoch_frequency = false, .empty_frequency = 1});
+  std::uint64_t calls = 0;
+  protect_while_the_era_moves(domain, [&] { return domain.helped() > 0; }, calls, 0);
+  EXPECT_GT(domain.helped(), 0u) << "no request was answered by a helper in " << calls << " calls ("
+                                 << domain.slow_paths() << " requests)";
 }
 
 // The domain counts requests only from a slow path: with the era standing still, none.

@@ -8,7 +8,11 @@
 // same coherence order as the locked 16-byte CAS that covers it (x86-64 cmpxchg16b; AArch64
 // CASP). Back ends:
 //  - x86-64: `lock cmpxchg16b` (a full barrier, so every order the callers ask for holds);
-//    `double_width_cas_supported()` reads the CPU's flag, and a user refuses to run without it;
+//    `double_width_cas_supported()` reads the CPU's flag, and a user refuses to run without it
+//    (require_double_width_cas). A snapshot of both halves is one VEX-encoded 16-byte load
+//    (vmovdqa) on CPUs with AVX, which Intel (SDM vol. 3A, 9.1.1) and AMD (APM vol. 1, 3.9.1)
+//    guarantee to be atomic for aligned operands; without AVX it is a cmpxchg16b that writes
+//    back what it read, which dirties the line (TagIBR-WCAS reads every link that way);
 //  - ThreadSanitizer, other targets: the 16-byte __atomic builtin (TSan instruments it; elsewhere
 //    it may need -latomic);
 //  - Relacy: one model atomic holding the pair; a half load is a load of the pair, and a half
@@ -17,6 +21,9 @@
 
 #include <cstdint>
 #include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "smr/core/atomic.hpp"
 
@@ -43,6 +50,12 @@ inline bool double_width_cas_supported() {
   if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
   return (ecx & bit_CMPXCHG16B) != 0;
 #endif
+}
+
+// Refuses to build a domain of `who` on a CPU without the double-width CAS.
+inline void require_double_width_cas(std::string_view who) {
+  if (!double_width_cas_supported())
+    throw std::runtime_error(std::string(who) + ": this CPU has no double-width CAS (cmpxchg16b), which this reclaimer needs");
 }
 
 #if defined(SMR_RELACY)
@@ -73,9 +86,16 @@ class atomic_pair {
 
 class alignas(16) atomic_pair {
  public:
-  // A snapshot of both halves: a CAS that writes back what it finds (so it dirties the line;
-  // for slow paths only).
+  // A snapshot of both halves (see the header for the two ways).
   word_pair load(memory_order mo) const {
+#if defined(__x86_64__) && !defined(SMR_TSAN)
+    if (avx_loads()) {
+      word_pair v;
+      // The "memory" clobber keeps later accesses after the load (x86 loads are acquire).
+      __asm__ __volatile__("vmovdqa %1, %%xmm15\n\tvmovdqu %%xmm15, %0" : "=m"(v) : "m"(half_) : "xmm15", "memory");
+      return v;
+    }
+#endif
     word_pair v{};
     const_cast<atomic_pair*>(this)->compare_exchange(v, v, mo);
     return v;
@@ -121,6 +141,12 @@ class alignas(16) atomic_pair {
       case mo_acq_rel: return __ATOMIC_ACQ_REL;
       default: return __ATOMIC_SEQ_CST;
     }
+  }
+#endif
+#if defined(__x86_64__) && !defined(SMR_TSAN)
+  static bool avx_loads() {
+    static const bool avx = __builtin_cpu_supports("avx");  // checks that the OS saves the state too
+    return avx;
   }
 #endif
   static_assert(sizeof(atomic<std::uint64_t>) == 8, "a half must be a plain 8-byte word");

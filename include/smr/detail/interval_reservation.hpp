@@ -11,9 +11,10 @@
 //
 // A Bound supplies:
 //   template <class T> using link;                   the link type (the rule's atomic_ptr<T>)
-//   static std::uint64_t read(const link<T>&, era);  the bound, read after the link's acquire
-//                                                     load (relaxed: (a) needs only that order);
-//                                                     era() reads the global era
+//   static bound_read<T> read(const link<T>&, era);  the link's value (an acquire load) and its
+//                                                     bound, read after it (relaxed: (a) needs
+//                                                     only that order) or with it in one
+//                                                     snapshot; era() reads the global era
 //   static void returned(const void* p, bound);      protect() returns p, covered by `bound`
 //   static void entered(), created(const void* p);   an operation begins; this thread made p
 #pragma once
@@ -26,6 +27,13 @@
 #include "smr/detail/era_family.hpp"
 
 namespace smr::detail {
+
+// What protect() reads from a link: its value and the era bound that must be reserved for it.
+template <class T>
+struct bound_read {
+  core::marked_ptr<T> ptr;
+  std::uint64_t bound;
+};
 
 template <class Bound>
 struct interval_rule : era_rule_base {
@@ -101,10 +109,9 @@ struct interval_rule : era_rule_base {
     template <class T>
     core::marked_ptr<T> protect(const atomic_ptr<T>& src) {
       for (;;) {
-        // acquire: pairs with the release that published the node (and its birth era), (a).
-        const core::marked_ptr<T> p = src.load(core::mo_acquire);
-        // The acquire above keeps this (relaxed) load after it, which is all (a) needs.
-        const std::uint64_t b = Bound::read(src, [this] { return this->current_era(); });
+        // The link's value is an acquire load (pairs with the release that published the node
+        // and its birth era), the bound read after it or with it: (a).
+        const auto [p, b] = Bound::read(src, [this] { return this->current_era(); });
         if (fenced_ != unfenced && b <= fenced_) {
           Bound::returned(p.get(), b);
           return p;
@@ -142,8 +149,10 @@ struct global_era_bound {
   template <class T>
   using link = core::atomic_marked_ptr<T>;
   template <class T, class Era>
-  static std::uint64_t read(const link<T>&, Era era) {
-    return era();
+  static bound_read<T> read(const link<T>& src, Era era) {
+    // acquire: (a); the acquire keeps the (relaxed) era load after it.
+    const core::marked_ptr<T> p = src.load(core::mo_acquire);
+    return {p, era()};
   }
   static void returned(const void*, std::uint64_t) {}
   static void entered() {}

@@ -1,5 +1,5 @@
 // TagIBR: tagged-pointer interval-based reclamation, Wen et al. (2018) §3.2 (Fig. 5), and its
-// variant TagIBR-FAA (§3.2.1).
+// variants TagIBR-FAA and TagIBR-WCAS (§3.2.1).
 //
 // What it is: ibr_2ge's interval reservation [lower, upper] (detail/interval_reservation.hpp)
 // with a different bound for a read: every link carries, beside the pointer, a `born_before`
@@ -14,15 +14,21 @@
 //   tag_ibr      a CAS loop that installs the birth era if it is larger (Fig. 5, lines 7-9);
 //   tag_ibr_faa  one fetch_add of the difference (§3.2.1): wait-free writes, more slack under
 //                contention, as concurrent raisers add their differences up.
-// (TagIBR-WCAS, one double-width CAS of pointer and exact tag, and TagIBR-TPA, the tag in the
-// node read through a type-preserving allocator, are not built.)
+//   tag_ibr_wcas the pointer and its tag are one pair (core/atomic_pair.hpp), written by one
+//                double-width CAS and read as one snapshot (§3.2.1, "Using Wide or Double
+//                CAS"): the tag is the target's exact birth era, with no monotonic convention
+//                and no slack. A write is one cmpxchg16b (a loop only where the paper's is: a
+//                CAS that finds its pointer with another tag); a read is one 16-byte load. The
+//                domain refuses to start on a CPU without cmpxchg16b.
+// (TagIBR-TPA, the tag in the node read through a type-preserving allocator, is not built.)
 //
 // Why it is safe: ibr_2ge.hpp's (a)-(c) with the tag as the bound read after the link load L.
 // (a) becomes: birth(B) <= tag. The writer raised the tag to birth(B) (or more) before it wrote
 // B's pointer, and that write happens before L's read: L acquires it (or the release sequence it
 // heads), or, for a relaxed write into a node not yet published (a new node's first link), L's
 // thread acquired the later release that published the node. So the tag load after L reads
-// that raise or a later one, and tags only grow. (b) and
+// that raise or a later one, and tags only grow. With WCAS, L reads the pointer and the tag
+// that was written with it in one snapshot, and that tag is birth(B). (b) and
 // (c) do not involve the bound: protect() returns only pointers read after an upper covering
 // the tag was published and fenced (X), exactly as ibr_2ge's.
 //
@@ -48,8 +54,10 @@
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "smr/core/atomic.hpp"
+#include "smr/core/atomic_pair.hpp"
 #include "smr/core/domain.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/detail/era_family.hpp"
@@ -126,6 +134,14 @@ inline read_tags& this_thread_read_tags() {
 #endif
 }
 
+// The tag a write of n must cover: the one n was read with in this operation, or else the birth
+// era in n's header (a node this thread allocated or protects; see the departure above).
+inline std::uint64_t tag_to_cover(const void* n, const era_node* header) {
+  std::uint64_t tag;
+  if (!this_thread_read_tags().find(n, tag)) tag = header->birth_era;
+  return tag;
+}
+
 }  // namespace detail
 
 // TagIBR's link (Fig. 5's TPointer): a marked pointer and its born_before tag. The same
@@ -170,13 +186,76 @@ class born_before_ptr {
   void cover(core::marked_ptr<T> p) {
     const T* n = p.get();
     if (n == nullptr) return;
-    std::uint64_t tag;
-    if (!detail::this_thread_read_tags().find(n, tag)) tag = static_cast<const era_node*>(n)->birth_era;
-    Raise::raise(tag_, tag);
+    Raise::raise(tag_, detail::tag_to_cover(n, n));
   }
 
   core::atomic<std::uintptr_t> bits_{0};
   core::atomic<std::uint64_t> tag_{0};
+};
+
+// TagIBR-WCAS's link: {marked pointer, exact birth era of its target} as one pair. The same
+// operations as core::atomic_marked_ptr; a null pointer's tag is 0.
+template <class T>
+class exact_tag_ptr {
+ public:
+  exact_tag_ptr() = default;
+  explicit exact_tag_ptr(core::marked_ptr<T> p) { store(p, core::mo_relaxed); }
+
+  core::marked_ptr<T> load(core::memory_order mo) const { return from(pair_.load_first(mo)); }
+  // The pointer and its tag from one snapshot (what protect() reads).
+  std::pair<core::marked_ptr<T>, std::uint64_t> load_tagged(core::memory_order mo) const {
+    const core::word_pair w = pair_.load(mo);
+    return {from(w.first), w.second};
+  }
+  std::uint64_t born_before(core::memory_order mo) const { return load_tagged(mo).second; }
+
+  void store(core::marked_ptr<T> p, core::memory_order mo) { pair_.store(core::word_pair{p.bits(), tag_of(p)}, mo); }
+  bool compare_exchange_strong(core::marked_ptr<T>& expected, core::marked_ptr<T> desired, core::memory_order mo) {
+    const core::word_pair want{desired.bits(), tag_of(desired)};
+    // First guess: the expected pointer with the tag it was read with. Its header is never
+    // read: the expected target may be freed already (a frozen link's old value).
+    std::uint64_t guess = 0;
+    if (expected.get() != nullptr) (void)detail::this_thread_read_tags().find(expected.get(), guess);
+    core::word_pair seen{expected.bits(), guess};
+    for (;;) {
+      if (pair_.compare_exchange(seen, want, mo)) return true;
+      if (seen.first != expected.bits()) {
+        expected = from(seen.first);
+        return false;
+      }
+      // The pointer matched with another tag (a wrong guess, or the same address reused):
+      // `seen` now holds the pair, so the next WCAS expects it.
+    }
+  }
+  core::marked_ptr<T> exchange(core::marked_ptr<T> p, core::memory_order mo) {
+    const core::word_pair want{p.bits(), tag_of(p)};
+    core::word_pair seen = pair_.load(core::mo_relaxed);
+    while (!pair_.compare_exchange(seen, want, mo)) {
+    }
+    return from(seen.first);
+  }
+  // Bit operations keep the target, so they keep its tag.
+  core::marked_ptr<T> fetch_tag(core::memory_order mo) {
+    core::word_pair seen = pair_.load(core::mo_relaxed);
+    while (!pair_.compare_exchange(seen, core::word_pair{seen.first | core::marked_ptr<T>::tag_bit, seen.second}, mo)) {
+    }
+    return from(seen.first);
+  }
+  core::marked_ptr<T> load_latest(core::memory_order mo) {
+    core::word_pair seen = pair_.load(core::mo_relaxed);
+    while (!pair_.compare_exchange(seen, seen, mo)) {
+    }
+    return from(seen.first);
+  }
+
+ private:
+  static core::marked_ptr<T> from(std::uint64_t bits) { return core::marked_ptr<T>::from_bits(static_cast<std::uintptr_t>(bits)); }
+  static std::uint64_t tag_of(core::marked_ptr<T> p) {
+    const T* n = p.get();
+    return n == nullptr ? 0 : detail::tag_to_cover(n, n);
+  }
+
+  core::atomic_pair pair_;
 };
 
 namespace detail {
@@ -187,9 +266,27 @@ struct born_before_bound {
   template <class T>
   using link = born_before_ptr<T, Raise>;
   template <class T, class Era>
-  static std::uint64_t read(const link<T>& src, Era) {
-    // relaxed: after the acquire load of the pointer, which is all (a) needs.
-    return src.born_before(core::mo_relaxed);
+  static bound_read<T> read(const link<T>& src, Era) {
+    // acquire: (a); the tag load after it is relaxed, which is all (a) needs.
+    const core::marked_ptr<T> p = src.load(core::mo_acquire);
+    return {p, src.born_before(core::mo_relaxed)};
+  }
+  static void returned(const void* p, std::uint64_t tag) {
+    if (p != nullptr) this_thread_read_tags().note(p, tag);
+  }
+  static void entered() { this_thread_read_tags().clear(); }
+  static void created(const void* p) { this_thread_read_tags().forget(p); }
+};
+
+// TagIBR-WCAS's bound: the tag read with the pointer in one snapshot.
+struct exact_tag_bound {
+  template <class T>
+  using link = exact_tag_ptr<T>;
+  template <class T, class Era>
+  static bound_read<T> read(const link<T>& src, Era) {
+    // acquire: pairs with the release write that published the node, (a).
+    const auto [p, tag] = src.load_tagged(core::mo_acquire);
+    return {p, tag};
   }
   static void returned(const void* p, std::uint64_t tag) {
     if (p != nullptr) this_thread_read_tags().note(p, tag);
@@ -213,11 +310,29 @@ struct tag_ibr_rule_with : detail::interval_rule<detail::born_before_bound<Raise
 using tag_ibr_rule = tag_ibr_rule_with<raise_tag_by_cas>;
 using tag_ibr_faa_rule = tag_ibr_rule_with<raise_tag_by_faa>;
 
+struct tag_ibr_wcas_rule : detail::interval_rule<detail::exact_tag_bound> {
+  static constexpr std::string_view name = "tag_ibr_wcas";
+  static constexpr std::string_view summary =
+      "TagIBR-WCAS: TagIBR whose links hold the exact birth era, written with a double-width CAS (Wen et al. 2018, §3.2.1)";
+  static constexpr reclaimer_traits traits{.bounded_garbage = true, .reads_written_nodes = true, .metrics = {.epochs = true}};
+  template <class Base>
+  class domain_state : public detail::era_domain<Base> {
+   public:
+    template <class... Args>
+    explicit domain_state(Args&&... args) : detail::era_domain<Base>(std::forward<Args>(args)...) {
+      core::require_double_width_cas(name);
+    }
+  };
+};
+
 template <class FreePolicy = core::batch_free> using basic_tag_ibr = basic_domain<tag_ibr_rule, FreePolicy>;
 using tag_ibr = basic_tag_ibr<>;
 using tag_ibr_af = basic_tag_ibr<core::amortized_free<>>;
 template <class FreePolicy = core::batch_free> using basic_tag_ibr_faa = basic_domain<tag_ibr_faa_rule, FreePolicy>;
 using tag_ibr_faa = basic_tag_ibr_faa<>;
 using tag_ibr_faa_af = basic_tag_ibr_faa<core::amortized_free<>>;
+template <class FreePolicy = core::batch_free> using basic_tag_ibr_wcas = basic_domain<tag_ibr_wcas_rule, FreePolicy>;
+using tag_ibr_wcas = basic_tag_ibr_wcas<>;
+using tag_ibr_wcas_af = basic_tag_ibr_wcas<core::amortized_free<>>;
 
 }  // namespace smr

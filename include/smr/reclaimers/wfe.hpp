@@ -58,7 +58,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -127,8 +126,7 @@ struct wfe_rule : detail::era_rule_base {
    public:
     template <class... Args>
     explicit domain_state(Args&&... args) : detail::era_domain<Base>(std::forward<Args>(args)...) {
-      if (!core::double_width_cas_supported())
-        throw std::runtime_error("wfe: this CPU has no double-width CAS (cmpxchg16b), which wait-free eras need");
+      core::require_double_width_cas(name);
     }
     unsigned protect_slots() const { return this->configuration().slots; }
     // Slow paths begun, and requests answered by a helper (not by their owner).
