@@ -20,9 +20,11 @@
 #include <cstdint>
 #include <limits>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "smr/core/atomic.hpp"
+#include "smr/core/atomic_pair.hpp"
 #include "smr/core/domain.hpp"
 #include "smr/core/node.hpp"
 #include "smr/core/traits.hpp"
@@ -94,6 +96,17 @@ class era_domain : public Base {
   template <class, class>
   friend class era_thread;
   alignas(cache_line) core::atomic<std::uint64_t> era_{1};
+};
+
+// The domain side of an era rule whose atomics are double-width pairs (wfe, tag_ibr_wcas): it
+// refuses to start on a CPU without the double-width CAS (core/atomic_pair.hpp).
+template <class Base>
+class wcas_era_domain : public era_domain<Base> {
+ public:
+  template <class... Args>
+  explicit wcas_era_domain(Args&&... args) : era_domain<Base>(std::forward<Args>(args)...) {
+    core::require_double_width_cas(Base::rule::name);
+  }
 };
 
 // What an era rule shares besides the thread side: the node header, the era clock's config and

@@ -316,13 +316,7 @@ struct tag_ibr_wcas_rule : detail::interval_rule<detail::exact_tag_bound> {
       "TagIBR-WCAS: TagIBR whose links hold the exact birth era, written with a double-width CAS (Wen et al. 2018, §3.2.1)";
   static constexpr reclaimer_traits traits{.bounded_garbage = true, .reads_written_nodes = true, .metrics = {.epochs = true}};
   template <class Base>
-  class domain_state : public detail::era_domain<Base> {
-   public:
-    template <class... Args>
-    explicit domain_state(Args&&... args) : detail::era_domain<Base>(std::forward<Args>(args)...) {
-      core::require_double_width_cas(name);
-    }
-  };
+  using domain_state = detail::wcas_era_domain<Base>;
 };
 
 template <class FreePolicy = core::batch_free> using basic_tag_ibr = basic_domain<tag_ibr_rule, FreePolicy>;

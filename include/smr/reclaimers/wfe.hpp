@@ -59,7 +59,6 @@
 #include <cstdint>
 #include <limits>
 #include <tuple>
-#include <utility>
 
 #include "smr/core/atomic_pair.hpp"
 #include "smr/core/domain.hpp"
@@ -122,12 +121,9 @@ struct wfe_rule : detail::era_rule_base {
   };
 
   template <class Base>
-  class domain_state : public detail::era_domain<Base> {
+  class domain_state : public detail::wcas_era_domain<Base> {
    public:
-    template <class... Args>
-    explicit domain_state(Args&&... args) : detail::era_domain<Base>(std::forward<Args>(args)...) {
-      core::require_double_width_cas(name);
-    }
+    using detail::wcas_era_domain<Base>::wcas_era_domain;
     unsigned protect_slots() const { return this->configuration().slots; }
     // Slow paths begun, and requests answered by a helper (not by their owner).
     std::uint64_t slow_paths() const { return asked_.load(core::mo_relaxed); }
