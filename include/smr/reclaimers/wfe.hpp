@@ -313,7 +313,9 @@ struct wfe_rule : detail::era_rule_base {
       // seq_cst fence: orders the new tag before any later change of our eras, against the
       // helper's fence X' (the parent pin in the header).
       core::fence(core::mo_seq_cst);
-      this->domain().done_.fetch_add(1, core::mo_release);
+      // relaxed: only a count for the helping trigger; an advance that reads a stale one looks
+      // for open requests and finds none (the answer words are what it acts on).
+      this->domain().done_.fetch_add(1, core::mo_relaxed);
     }
 
     typename eras::line* lines_;
