@@ -1,7 +1,9 @@
 // The free policies: batch_free hands a safe batch to the allocator at once; amortized_free
-// parks it and frees PerOperation nodes at the start of each operation, and everything at exit.
+// parks it and frees PerOperation nodes at the start of each operation (plus as many as the
+// thread retired since its previous one), and everything at exit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "smr/smr.hpp"
@@ -44,6 +46,22 @@ TEST(AmortizedFree, FreesAFewNodesPerOperationOnceSafe) {
   for (int op = 0; op < 200; ++op) { auto g = h.begin_op(); }
   EXPECT_EQ(domain.stats().freed, 100u);
   EXPECT_EQ(domain.stats().unreclaimed, 0);
+}
+
+// An update that retires many nodes (a persistent tree's copied path) must not outrun the
+// policy: the backlog stays at what the epoch holds back instead of growing with every
+// operation.
+TEST(AmortizedFree, KeepsPaceWithManyRetirementsPerOperation) {
+  ebr_af domain({.advance_every = 1});
+  auto h = domain.attach();
+  std::int64_t worst = 0;
+  for (int op = 0; op < 2000; ++op) {
+    retire_batch(h, 20);
+    if (op >= 100) worst = std::max<std::int64_t>(worst, domain.stats().unreclaimed);
+  }
+  EXPECT_EQ(domain.stats().retired, 40000u);
+  // A fixed two frees per operation would leave about 18 x 1,900 nodes behind by now.
+  EXPECT_LT(worst, 400) << "the amortized backlog grew with the number of operations";
 }
 
 TEST(AmortizedFree, ThreadExitFreesParkedNodes) {
