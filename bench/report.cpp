@@ -194,6 +194,8 @@ nlohmann::json list_json(const registry& reg) {
                      {"tunables", r.tunable_help},
                      {"bounded_garbage", r.traits.bounded_garbage},
                      {"protects_unlinked_traversal", r.traits.protects_unlinked_traversal},
+                     {"protects_persistent_traversal", r.traits.protects_persistent_traversal},
+                     {"requires_persistent", r.traits.requires_persistent},
                      {"continues_after_write", r.traits.continues_after_write},
                      {"slot_based_protection", r.traits.slot_based_protection},
                      {"external", r.external}};

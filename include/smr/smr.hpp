@@ -16,12 +16,14 @@
 #include "smr/reclaimers/nbr.hpp"
 #include "smr/reclaimers/nebr.hpp"
 #include "smr/reclaimers/none.hpp"
+#include "smr/reclaimers/poibr.hpp"
 #include "smr/reclaimers/qsbr.hpp"
 #include "smr/reclaimers/rcu.hpp"
 #include "smr/reclaimers/tag_ibr.hpp"
 #include "smr/reclaimers/token.hpp"
 #include "smr/reclaimers/wfe.hpp"
 
+#include "smr/ds/bonsai_tree.hpp"
 #include "smr/ds/cr_hash_map.hpp"
 #include "smr/ds/cr_list.hpp"
 #include "smr/ds/dgt_tree.hpp"
@@ -57,6 +59,6 @@ auto free_policy_variants() {
 
 // Every reclamation rule of the library: the one line a new reclaimer adds here. smrbench, the
 // test suites and the docs' tables enumerate it, each rule with its free_policy_variants().
-using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, wfe_rule, ibr_epoch_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, tag_ibr_wcas_rule, nbr_rule, nbr_plus_rule, lfrc_rule>;
+using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, wfe_rule, ibr_epoch_rule, poibr_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, tag_ibr_wcas_rule, nbr_rule, nbr_plus_rule, lfrc_rule>;
 
 }  // namespace smr

@@ -66,7 +66,7 @@ inline void say(const char* msg) {
 }
 
 extern "C" inline void on_segv(int) {
-  say("planted bug DETECTED: SIGSEGV, a poisoned (freed) link was followed\n");
+  say("planted bug DETECTED: SIGSEGV or SIGBUS, a poisoned (freed) link was followed\n");
   ::_exit(3);
 }
 extern "C" inline void on_abort(int) {
@@ -79,6 +79,9 @@ inline void arm() {
   if (!asan) {
     core::set_poison_on_free(true);
     std::signal(SIGSEGV, on_segv);  // ASan has its own SEGV report (exit code 1)
+    // A poisoned pointer used as a frame-based address (rbp) faults on the stack segment, which
+    // Linux reports as SIGBUS: the same detection.
+    std::signal(SIGBUS, on_segv);
   }
   std::signal(SIGABRT, on_abort);
 }

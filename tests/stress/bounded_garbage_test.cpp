@@ -1,11 +1,12 @@
 // Bounded garbage: one thread stalls inside an operation while others churn, and the schemes
-// that promise bounded garbage (hp, hp_asym, he, wfe, ibr_2ge, tag_ibr, tag_ibr_faa, tag_ibr_wcas, nbr, nbr_plus) must keep their unreclaimed
+// that promise bounded garbage (hp, hp_asym, he, wfe, ibr_2ge, poibr, tag_ibr, tag_ibr_faa, tag_ibr_wcas, nbr, nbr_plus) must keep their unreclaimed
 // nodes under a bound derived from their configuration, while the epoch and quiescence schemes
 // (ebr, nebr, debra, qsbr, rcu, token) must keep every node retired since the stall (asserted too: the
 // test can tell the two kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
 //
 // Run (identical for every reclaimer, so runs are comparable):
-//   1. prefill the set (hm_list_rr, U keys) to half its range, single-threaded;
+//   1. prefill the set (hm_list_rr, U keys; the Bonsai tree for poibr, which only protects
+//      persistent structures) to half its range, single-threaded;
 //   2. the stalled thread attaches, begins an operation, allocates an anchor node, protects it
 //      (a read phase that reserves it, for NBR) and sleeps; only then the start barrier opens;
 //   3. T churn threads run insert/remove on the U keys; each samples its own exact
@@ -39,6 +40,9 @@
 //     last scan, the running peak stays under T (f + (U + T k) + T (U + 2(T+1)k)). That figure
 //     assumes no churn operation is starved (IBR §4.3.1); k is chosen so that an operation
 //     spans few eras.
+//   poibr: the same interval, raised only by root reads, on the Bonsai tree (at most U nodes in
+//     a version, and the allocations an update makes count toward k like any other): the same
+//     bounds.
 //   he (K slots, era every k allocations of a thread, unscaled; scan every f retirements). The
 //     stalled thread's one published era e pins the nodes born by e and retired from e on: as
 //     for ibr_2ge, at most U + T k, and that is what remains after step 4. While the churn runs
@@ -67,8 +71,10 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "smr/ds/bonsai_tree.hpp"
 #include "smr/ds/hm_list.hpp"
 #include "support/reclaimers.hpp"
 #include "support/stress.hpp"
@@ -221,6 +227,9 @@ struct garbage_spec<smr::token> {
   static smr::token::config config() { return {.forward_after = 4, .pass_check_every = 2}; }
 };
 
+template <>
+struct garbage_spec<smr::poibr> : garbage_spec<smr::ibr_2ge> {};
+
 // The largest settled bound of the bounded schemes: the unbounded ones must exceed it.
 std::int64_t largest_settled_bound() {
   return std::max({garbage_spec<smr::hp>::bound().settled, garbage_spec<smr::nbr>::bound().settled,
@@ -243,7 +252,8 @@ struct outcome {
 
 template <class R>
 outcome run_with_stalled_thread() {
-  using set_t = smr::hm_list_rr<std::uint64_t, R>;
+  using set_t = std::conditional_t<R::traits.requires_persistent, smr::bonsai_tree<std::uint64_t, R>,
+                                   smr::hm_list_rr<std::uint64_t, R>>;
   R domain(garbage_spec<R>::config());
   outcome out;
   set_t set(domain);
@@ -263,7 +273,8 @@ outcome run_with_stalled_thread() {
     link.store(smr::core::marked_ptr<anchor<R>>(a), smr::core::mo_release);
     auto slot = g.slot();
     g.read_phase([&] {
-      anchor<R>* p = slot.protect(link).get();
+      // The anchor's link is a root: protect_root() is protect() for every scheme but poibr.
+      anchor<R>* p = slot.protect_root(link).get();
       g.reserve(p);
       return p;
     });
@@ -318,7 +329,7 @@ outcome run_with_stalled_thread() {
 
 template <class R>
 class BoundedGarbage : public ::testing::Test {};
-using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::wfe, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa, smr::tag_ibr_wcas, smr::nbr, smr::nbr_plus, smr::ebr, smr::debra, smr::qsbr,
+using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::wfe, smr::ibr_2ge, smr::poibr, smr::tag_ibr, smr::tag_ibr_faa, smr::tag_ibr_wcas, smr::nbr, smr::nbr_plus, smr::ebr, smr::debra, smr::qsbr,
                                     smr::nebr, smr::rcu, smr::token, smr::ibr_epoch>;
 TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
 

@@ -9,7 +9,8 @@
 //   unvalidated_protect<R>  the real reclaimer R with a protect() that reads the link and
 //                           publishes the pointer but never validates it: HP's protect without
 //                           the fence and re-read, IBR's without raising the reserved upper era,
-//                           HE's publishing the node's era without re-reading the link.
+//                           HE's publishing the node's era without re-reading the link, POIBR's
+//                           root read without raising its reservation to the era of the read.
 //   planted_nbr             NBR that frees without waiting for the signalled threads'
 //                           acknowledgements.
 //   barrier_skips_readers   EBR whose reclaim-now step advances the epoch without asking the
@@ -47,6 +48,7 @@
 #include "smr/detail/epoch_limbo.hpp"
 #include "smr/reclaimers/ebr.hpp"
 #include "smr/reclaimers/he.hpp"
+#include "smr/reclaimers/poibr.hpp"
 #include "smr/reclaimers/hp.hpp"
 #include "smr/reclaimers/lfrc.hpp"
 #include "smr/reclaimers/ibr_2ge.hpp"
@@ -247,6 +249,20 @@ struct unvalidated_rule<he_rule> : he_rule {
       const core::marked_ptr<T> p = src.load(core::mo_acquire);
       this->hold(h, p.get());  // the bug: an era of the node published, the link never re-read
       return p;
+    }
+  };
+};
+
+template <>
+struct unvalidated_rule<poibr_rule> : poibr_rule {
+  template <class Base>
+  class thread_state : public poibr_rule::thread_state<Base> {
+   protected:
+    using poibr_rule::thread_state<Base>::thread_state;
+    template <class T>
+    core::marked_ptr<T> protect_root(const core::atomic_marked_ptr<T>& root) {
+      this->rooted_ = true;
+      return root.load(core::mo_acquire);  // the bug: the reservation is never raised to cover it
     }
   };
 };

@@ -81,12 +81,33 @@ static_assert(!smr::compatible_v<smr::harris_list<key, hp_like>, hp_like> &&
                   smr::compatible_v<smr::harris_list<key, nbr_like>, nbr_like>,
               "Harris's list walks through marked, possibly unlinked nodes and restarts after writes");
 
+static_assert(smr::compatible_v<smr::bonsai_tree<key, smr::poibr>, smr::poibr> &&
+                  smr::compatible_v<smr::treiber_stack<key, smr::poibr>, smr::poibr> &&
+                  !smr::compatible_v<smr::hm_list<key, smr::poibr>, smr::poibr> &&
+                  !smr::compatible_v<smr::ms_queue<key, smr::poibr>, smr::poibr> &&
+                  !smr::compatible_v<smr::nm_tree<key, smr::poibr>, smr::poibr>,
+              "POIBR reserves only the era of the root read: persistent structures only");
+static_assert(smr::compatible_v<smr::bonsai_tree<key, smr::ibr_2ge>, smr::ibr_2ge> &&
+                  smr::compatible_v<smr::bonsai_tree<key, smr::tag_ibr>, smr::tag_ibr> &&
+                  smr::compatible_v<smr::bonsai_tree<key, nbr_like>, nbr_like> &&
+                  smr::compatible_v<smr::bonsai_tree<key, smr::ebr>, smr::ebr> &&
+                  !smr::compatible_v<smr::bonsai_tree<key, hp_like>, hp_like> &&
+                  !smr::compatible_v<smr::bonsai_tree<key, smr::hp>, smr::hp> &&
+                  !smr::compatible_v<smr::bonsai_tree<key, smr::he>, smr::he> &&
+                  !smr::compatible_v<smr::bonsai_tree<key, smr::wfe>, smr::wfe>,
+              "the Bonsai tree's readers walk replaced versions: the interval schemes cover them "
+              "(persistent), hp, he and wfe cannot (the IBR paper leaves them out)");
+
 TEST(DsCompatibility, ReasonsNameTheRule) {
   const auto lazy = smr::incompatibility(hp_like::traits, smr::lazy_list<key, hp_like>::requirements);
   EXPECT_NE(lazy.find("unlinked"), std::string_view::npos) << lazy;
   const auto hm = smr::incompatibility(nbr_like::traits, smr::hm_list<key, nbr_like>::requirements);
   EXPECT_NE(hm.find("_rr"), std::string_view::npos) << hm;
   EXPECT_TRUE(smr::incompatibility(nbr_like::traits, smr::hm_list_rr<key, nbr_like>::requirements).empty());
+  const auto poibr = smr::incompatibility(smr::poibr::traits, smr::hm_list<key, smr::poibr>::requirements);
+  EXPECT_NE(poibr.find("persistent"), std::string_view::npos) << poibr;
+  const auto bonsai_he = smr::incompatibility(smr::he::traits, smr::bonsai_tree<key, smr::he>::requirements);
+  EXPECT_NE(bonsai_he.find("versions already replaced"), std::string_view::npos) << bonsai_he;
 }
 
 // ---- sets against std::set ----
@@ -162,6 +183,39 @@ TYPED_TEST(DsSequential, HarrisListMatchesModel) {
 TYPED_TEST(DsSequential, NmTreeMatchesModel) {
   check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(64, 6000, 9);
   check_set_against_model<smr::nm_tree<key, TypeParam>, TypeParam>(1024, 4000, 10);
+}
+
+TYPED_TEST(DsSequential, BonsaiTreeMatchesModel) {
+  check_set_against_model<smr::bonsai_tree<key, TypeParam>, TypeParam>(64, 6000, 21);
+  check_set_against_model<smr::bonsai_tree<key, TypeParam>, TypeParam>(4096, 12000, 22);
+}
+
+// Ascending and descending runs are the rotations' worst case: the tree must stay balanced
+// (the invariant checks the weights at every node) through both, and through emptying it from
+// the middle out.
+TYPED_TEST(DsSequential, BonsaiTreeStaysBalancedOnSortedRuns) {
+  using R = TypeParam;
+  R domain;
+  smr::bonsai_tree<key, R> tree(domain);
+  auto h = domain.attach();
+  for (key k = 0; k < 3000; ++k) {
+    ASSERT_TRUE(tree.insert(h, 2 * k));
+    if (k % 97 == 0) {
+      ASSERT_EQ(tree.check_invariants_unsafe(), "") << "ascending, after " << k;
+    }
+  }
+  for (key k = 3000; k-- > 0;) ASSERT_TRUE(tree.insert(h, 2 * k + 1));
+  ASSERT_EQ(tree.size_unsafe(), 6000u);
+  ASSERT_EQ(tree.check_invariants_unsafe(), "");
+  for (key k = 0; k < 3000; ++k) {
+    ASSERT_TRUE(tree.remove(h, 3000 + k));
+    ASSERT_TRUE(tree.remove(h, 2999 - k));
+    if (k % 89 == 0) {
+      ASSERT_EQ(tree.check_invariants_unsafe(), "") << "emptying, after " << k;
+    }
+  }
+  EXPECT_EQ(tree.size_unsafe(), 0u);
+  EXPECT_EQ(tree.check_invariants_unsafe(), "");
 }
 
 TYPED_TEST(DsSequential, CrListMatchesModel) {

@@ -25,6 +25,8 @@
 //     retire(node_base*)           an unlinked node (already checked by the skeleton)
 //     unreclaimed() const          nodes it holds in limbo
 //     protect(link)                optional: how a link is read (default: acquire load)
+//     protect_root(link)           optional: how a persistent structure's root is read
+//                                  (default: protect; POIBR reserves its era here)
 //     protection_at(i), protect(p, link), hold(p, node), clear(p)
 //                                  slot-based rules (traits.slot_based_protection) instead
 //     on_create(node)              optional: stamp the header of a new node (IBR eras)
@@ -443,6 +445,21 @@ class basic_domain<Rule, FreePolicy>::handle
     }
   }
 
+  // The root of a persistent structure: the rule's protect_root(link) hook (POIBR's snapshot
+  // of era and root), else an ordinary protect.
+  template <class T>
+  core::marked_ptr<T> protect_root_link(protection_type p, const atomic_ptr<T>& link) {
+    if constexpr (requires { this->state::protect_root(link); }) {
+      if constexpr (detail::checked_build) {
+        if (this->depth_ == 0) detail::misuse("protect_root() outside an operation");
+      }
+      (void)p;
+      return state::protect_root(link);
+    } else {
+      return protect_link(p, link);
+    }
+  }
+
   void hold_node(protection_type p, const core::retired_node* n) {
     if constexpr (slot_based) state::hold(p, n);
   }
@@ -600,6 +617,19 @@ class basic_domain<Rule, FreePolicy>::slot_ref {
   core::marked_ptr<T> protect(const atomic_ptr<T>& link) {
     if constexpr (handle::protect_needs_handle) {
       return h_->protect_link(p_, link);
+    } else {
+      return handle::load_link(link);
+    }
+  }
+
+  // Reads the root of a persistent structure (ds_requirements::persistent), as every attempt of
+  // its operations begins: POIBR reserves the era in which the root was read, which covers every
+  // node reachable from it until the operation ends; every other reclaimer protects the root as
+  // protect() does.
+  template <class T>
+  core::marked_ptr<T> protect_root(const atomic_ptr<T>& link) {
+    if constexpr (handle::protect_needs_handle) {
+      return h_->protect_root_link(p_, link);
     } else {
       return handle::load_link(link);
     }

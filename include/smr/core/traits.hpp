@@ -37,6 +37,16 @@ struct reclaimer_traits {
   // safe: true for epoch and quiescence schemes and NBR, false for HP/IBR/HE/WFE, which can
   // only protect a node they validate as still reachable.
   bool protects_unlinked_traversal = false;
+  // Readers of a persistent structure (ds_requirements::persistent) may follow its immutable
+  // links through versions already replaced: true for the interval schemes, whose reservation
+  // covers every node of the version they read (a node is never younger than the publication
+  // of a version that contains it, and is retired only after that version is replaced); false
+  // for hp, he and wfe, whose re-read of an immutable link validates nothing. Implied by
+  // protects_unlinked_traversal.
+  bool protects_persistent_traversal = false;
+  // Protects only what a persistent structure's root leads to (POIBR reserves the era of the
+  // root read and nothing else): refused on every structure that is not persistent.
+  bool requires_persistent = false;
   // After a write inside a traversal (helping unlink a marked node), the traversal may go on
   // from where it is. False for NBR: every read phase must restart from the root.
   bool continues_after_write = true;
@@ -77,13 +87,26 @@ struct ds_requirements {
   // own type's R::atomic_ptr, only held nodes are written into links, and the teardown releases
   // the roots instead of freeing linked nodes itself.
   bool handles_counted_links = false;
+  // A persistent structure (IBR §3.1): every link but the root is written only before its node
+  // is published; an update builds a new version from the root it read and installs it with one
+  // CAS on the root; every attempt reads the root through protect_root(). Its nodes are never
+  // younger than a version that contains them, and a node left out of a version never returns.
+  bool persistent = false;
 };
 
 // Why a pair cannot work, or an empty view when it can.
 constexpr std::string_view incompatibility(const reclaimer_traits& r, const ds_requirements& d) {
-  if (d.traverses_unlinked_nodes && !r.protects_unlinked_traversal)
-    return "the data structure's searches pass through unlinked nodes without validation, which "
-           "this reclaimer cannot protect (NBR paper, Table 1)";
+  if (d.traverses_unlinked_nodes && !r.protects_unlinked_traversal &&
+      !(d.persistent && r.protects_persistent_traversal))
+    return d.persistent
+               ? "the data structure's readers follow immutable links through versions already "
+                 "replaced, and this reclaimer's protection cannot cover them (the IBR paper leaves "
+                 "hp and he out of the Bonsai tree)"
+               : "the data structure's searches pass through unlinked nodes without validation, "
+                 "which this reclaimer cannot protect (NBR paper, Table 1)";
+  if (r.requires_persistent && !d.persistent)
+    return "this reclaimer protects only what a persistent structure's root leads to (POIBR, IBR "
+           "§3.1), and the data structure changes links other than its root";
   if (d.continues_after_write && !r.continues_after_write)
     return "the data structure continues a traversal after an auxiliary write, but this "
            "reclaimer requires every read phase to restart from the root (use the _rr variant)";

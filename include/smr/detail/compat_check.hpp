@@ -12,10 +12,15 @@ namespace smr::detail {
 
 template <class R, ds_requirements Req>
 struct check_compatible {
-  static_assert(!Req.traverses_unlinked_nodes || R::traits.protects_unlinked_traversal,
+  static_assert(!Req.traverses_unlinked_nodes || R::traits.protects_unlinked_traversal ||
+                    (Req.persistent && R::traits.protects_persistent_traversal),
                 "incompatible pair: this data structure's searches pass through unlinked nodes "
                 "without validation, which this reclaimer cannot protect (NBR paper, Table 1); "
-                "use an epoch-based reclaimer or nbr");
+                "use an epoch-based reclaimer or nbr (or, for a persistent structure, an IBR scheme)");
+  static_assert(!R::traits.requires_persistent || Req.persistent,
+                "incompatible pair: this reclaimer protects only what a persistent structure's "
+                "root leads to (POIBR, IBR §3.1), and this data structure changes links other "
+                "than its root; use tag_ibr or ibr_2ge");
   static_assert(!Req.continues_after_write || R::traits.continues_after_write,
                 "incompatible pair: this data structure continues a traversal after an "
                 "auxiliary write, but this reclaimer needs every read phase to restart from the "

@@ -3,6 +3,9 @@
 // push: link a new node above the observed top and CAS it in. pop: read the top with
 // protection (reserve it, for NBR), read its next, CAS the top past it, retire it.
 // Protection of the popped node also rules out ABA: it cannot be freed and reused while held.
+// The stack is persistent (IBR §3.1): a node's next never changes once it is pushed, so POIBR,
+// which reserves only the era in which the top was read, applies; pop reads the top through
+// protect_root().
 #pragma once
 
 #include <cstddef>
@@ -22,8 +25,9 @@ template <class T, reclaimer R>
 class treiber_stack {
  public:
   static constexpr std::string_view name = "treiber_stack";
-  // push links the new node to a top read without protection, pop installs top->next.
-  static constexpr ds_requirements requirements{.writes_unprotected_pointers = true, .protect_slots = 1};
+  // push links the new node to a top read without protection, pop installs top->next; only
+  // the top ever changes.
+  static constexpr ds_requirements requirements{.writes_unprotected_pointers = true, .protect_slots = 1, .persistent = true};
 
   using handle = typename R::handle;
 
@@ -58,7 +62,7 @@ class treiber_stack {
     auto slot = g.slot();
     for (;;) {
       node* top = g.read_phase([&] {
-        node* t = slot.protect(top_).get();
+        node* t = slot.protect_root(top_).get();
         g.reserve(t);
         return t;
       });

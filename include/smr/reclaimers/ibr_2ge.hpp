@@ -45,7 +45,10 @@
 // `upper` saw [lower, upper] miss C's lifetime and freed it, and protect()'s re-read of B.next
 // cannot notice, because the frozen link still holds C. (The IBR paper's well-behavedness
 // proviso, §4.1, excludes this; the expected-failure test interval_through_unlinked catches
-// it in every run.) Nodes not allocated through
+// it in every run.) Persistent structures are the exception (ds_requirements::persistent, the
+// Bonsai tree): there a node is never younger than a version that holds it, so C was born by
+// the era read after B's link, and C is retired only after the version the reader read is
+// replaced, after `lower` ((b)): the interval meets C's lifetime. Nodes not allocated through
 // create() get birth era 0 and are pinned by every overlapping reservation (safe, less precise).
 //
 // Usage contract: retire only nodes already unlinked.
@@ -66,7 +69,7 @@ using ibr_2ge_node = era_node;
 // The interval reservation with the global era as the bound (detail/interval_reservation.hpp).
 struct ibr_2ge_rule : detail::interval_rule<detail::global_era_bound> {
   static constexpr std::string_view name = "ibr_2ge", summary = "two-global-epochs interval-based reclamation (Wen et al. 2018, §3.3)";
-  static constexpr reclaimer_traits traits{.bounded_garbage = true, .metrics = {.epochs = true}};
+  static constexpr reclaimer_traits traits{.protects_persistent_traversal = true, .bounded_garbage = true, .metrics = {.epochs = true}};
 };
 
 template <class FreePolicy = core::batch_free> using basic_ibr_2ge = basic_domain<ibr_2ge_rule, FreePolicy>;

@@ -304,7 +304,7 @@ struct tag_ibr_rule_with : detail::interval_rule<detail::born_before_bound<Raise
   static constexpr std::string_view summary =
       faa ? "TagIBR-FAA: TagIBR whose tags are raised by fetch_add (Wen et al. 2018, §3.2.1)"
           : "tagged-pointer interval-based reclamation: reservations raised to each link's born_before tag (Wen et al. 2018, §3.2, Fig. 5)";
-  static constexpr reclaimer_traits traits{.bounded_garbage = true, .reads_written_nodes = true, .metrics = {.epochs = true}};
+  static constexpr reclaimer_traits traits{.protects_persistent_traversal = true, .bounded_garbage = true, .reads_written_nodes = true, .metrics = {.epochs = true}};
 };
 
 using tag_ibr_rule = tag_ibr_rule_with<raise_tag_by_cas>;
@@ -314,7 +314,7 @@ struct tag_ibr_wcas_rule : detail::interval_rule<detail::exact_tag_bound> {
   static constexpr std::string_view name = "tag_ibr_wcas";
   static constexpr std::string_view summary =
       "TagIBR-WCAS: TagIBR whose links hold the exact birth era, written with a double-width CAS (Wen et al. 2018, §3.2.1)";
-  static constexpr reclaimer_traits traits{.bounded_garbage = true, .reads_written_nodes = true, .metrics = {.epochs = true}};
+  static constexpr reclaimer_traits traits{.protects_persistent_traversal = true, .bounded_garbage = true, .reads_written_nodes = true, .metrics = {.epochs = true}};
   template <class Base>
   using domain_state = detail::wcas_era_domain<Base>;
 };
