@@ -71,11 +71,8 @@
 #include <cstdint>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
-#include "smr/ds/bonsai_tree.hpp"
-#include "smr/ds/hm_list.hpp"
 #include "support/reclaimers.hpp"
 #include "support/stress.hpp"
 
@@ -252,8 +249,7 @@ struct outcome {
 
 template <class R>
 outcome run_with_stalled_thread() {
-  using set_t = std::conditional_t<R::traits.requires_persistent, smr::bonsai_tree<std::uint64_t, R>,
-                                   smr::hm_list_rr<std::uint64_t, R>>;
+  using set_t = smr::test::set_for<R>;
   R domain(garbage_spec<R>::config());
   outcome out;
   set_t set(domain);

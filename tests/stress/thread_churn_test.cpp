@@ -22,7 +22,6 @@
 #include <thread>
 #include <vector>
 
-#include "smr/ds/hm_list.hpp"
 #include "support/reclaimers.hpp"
 #include "support/stress.hpp"
 
@@ -107,7 +106,7 @@ TYPED_TEST_SUITE(ThreadChurn, smr::test::all_reclaimers, smr::test::reclaimer_na
 
 TYPED_TEST(ThreadChurn, AttachWorkExit) {
   using R = TypeParam;
-  using set_t = smr::hm_list_rr<std::uint64_t, R>;
+  using set_t = smr::test::set_for<R>;
   const std::uint64_t lives_per_slot = smr::test::scaled_ops(100);
   const std::uint64_t ops_per_life = 300;
 

@@ -70,11 +70,12 @@ inline void wait_until(const std::atomic<int>& step, int value) {
 }
 
 // Inside guard g, with slot s: reads `link` and keeps its target protected while s lives and
-// the operation goes on, under every reclaimer (NBR: the read phase reserves it).
+// the operation goes on, under every reclaimer (NBR: the read phase reserves it). A standalone
+// link is a root: protect_root() is protect() for every scheme but poibr.
 template <class Guard, class Slot, class Link>
 auto protect_in_operation(Guard& g, Slot& s, const Link& link) {
   return g.read_phase([&] {
-    auto* p = s.protect(link).get();
+    auto* p = s.protect_root(link).get();
     g.reserve(p);
     return p;
   });

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <type_traits>
+
 #include "smr/smr.hpp"
 
 namespace smr::test {
@@ -24,6 +27,13 @@ struct batch_reclaimers_of<smr::rule_list<Rules...>> {
 
 // Every reclaimer of smr::all_rules, with batch free.
 using all_reclaimers = batch_reclaimers_of<smr::all_rules>::type;
+
+// The set a test that runs every reclaimer on one structure uses: the restart-from-root
+// Harris-Michael list (every reclaimer but poibr accepts it), or the Bonsai tree for the
+// reclaimers that protect persistent structures only.
+template <class R>
+using set_for = std::conditional_t<R::traits.requires_persistent, smr::bonsai_tree<std::uint64_t, R>,
+                                   smr::hm_list_rr<std::uint64_t, R>>;
 
 // gtest prints the reclaimer's name instead of a type index.
 struct reclaimer_name {
