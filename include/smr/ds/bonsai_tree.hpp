@@ -154,43 +154,22 @@ class bonsai_tree {
     explicit basic_plan(Slot& slot) : slot_(&slot) {}
     void clear() { planned_ = dropped_count_ = 0; }
 
-    // The new root after inserting key below `root`, or `unchanged` if key is there.
+    // The new root after inserting key below `t`, or `unchanged` if key is there.
     ref insert(ref t, const K& key) {
       if (t == 0) return make(key, 0, 0);
-      const fields f = read(t);
-      if (key < f.key) {
-        const ref l = insert(f.left, key);
-        if (l == unchanged) return unchanged;
-        drop(t);
-        return balance(f.key, l, f.right);
-      }
-      if (f.key < key) {
-        const ref r = insert(f.right, key);
-        if (r == unchanged) return unchanged;
-        drop(t);
-        return balance(f.key, f.left, r);
-      }
-      return unchanged;
+      return copy_path(
+          t, key, [&](ref child) { return insert(child, key); }, [](ref, const fields&) { return unchanged; });
     }
 
-    // The new root after removing key from below `root`, or `unchanged` if key is absent.
+    // The new root after removing key from below `t`, or `unchanged` if key is absent.
     ref remove(ref t, const K& key) {
       if (t == 0) return unchanged;
-      const fields f = read(t);
-      if (key < f.key) {
-        const ref l = remove(f.left, key);
-        if (l == unchanged) return unchanged;
-        drop(t);
-        return balance(f.key, l, f.right);
-      }
-      if (f.key < key) {
-        const ref r = remove(f.right, key);
-        if (r == unchanged) return unchanged;
-        drop(t);
-        return balance(f.key, f.left, r);
-      }
-      drop(t);
-      return glue(f.left, f.right);
+      return copy_path(
+          t, key, [&](ref child) { return remove(child, key); },
+          [&](ref at, const fields& f) {
+            drop(at);
+            return glue(f.left, f.right);
+          });
     }
 
     static constexpr ref unchanged = ~ref{0};  // neither null, an old node nor a plan index
@@ -216,6 +195,19 @@ class bonsai_tree {
     };
 
     static std::size_t index(ref r) { return r >> 1; }
+
+    // One level of an update's path: recurse toward key (`below(child)` gives the new child, or
+    // `unchanged`), then copy t over the new child and rebalance; at key itself, `at_key(t, f)`.
+    template <class Below, class AtKey>
+    ref copy_path(ref t, const K& key, Below&& below, AtKey&& at_key) {
+      const fields f = read(t);
+      const bool left = key < f.key;
+      if (!left && !(f.key < key)) return at_key(t, f);
+      const ref child = below(left ? f.left : f.right);
+      if (child == unchanged) return unchanged;
+      drop(t);
+      return left ? balance(f.key, child, f.right) : balance(f.key, f.left, child);
+    }
 
     // The fields of an old node (its links read through the slot) or of a planned one.
     fields read(ref r) const {
