@@ -23,6 +23,7 @@
 #include "smr/reclaimers/token.hpp"
 #include "smr/reclaimers/wfe.hpp"
 
+#include "smr/ds/ab_tree.hpp"
 #include "smr/ds/bonsai_tree.hpp"
 #include "smr/ds/cr_hash_map.hpp"
 #include "smr/ds/cr_list.hpp"

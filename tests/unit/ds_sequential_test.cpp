@@ -61,6 +61,14 @@ static_assert(!smr::compatible_v<smr::dgt_tree<key, hp_like>, hp_like> &&
                   smr::compatible_v<smr::dgt_tree<key, smr::debra>, smr::debra>,
               "the DGT tree's searches walk through unlinked nodes (NBR paper, Table 1): NBR and "
               "the epoch schemes only");
+static_assert(!smr::compatible_v<smr::ab_tree<key, hp_like>, hp_like> &&
+                  !smr::compatible_v<smr::ab_tree<key, smr::he>, smr::he> &&
+                  !smr::compatible_v<smr::ab_tree<key, smr::ibr_2ge>, smr::ibr_2ge> &&
+                  !smr::compatible_v<smr::ab_tree<key, smr::poibr>, smr::poibr> &&
+                  smr::compatible_v<smr::ab_tree<key, nbr_like>, nbr_like> &&
+                  smr::compatible_v<smr::ab_tree<key, smr::debra>, smr::debra>,
+              "Brown's (a,b)-tree searches through replaced nodes and restarts from the root "
+              "after every write (NBR paper, Table 1, B17a): NBR and the epoch schemes only");
 static_assert(!smr::compatible_v<smr::treiber_stack<key, smr::tag_ibr>, smr::tag_ibr> &&
                   !smr::compatible_v<smr::ms_queue<key, smr::tag_ibr>, smr::tag_ibr> &&
                   smr::compatible_v<smr::hm_list<key, smr::tag_ibr_faa>, smr::tag_ibr_faa> &&
@@ -256,6 +264,47 @@ void check_tree_key_bounds() {
   EXPECT_EQ(tree.check_invariants_unsafe(), "");
 }
 
+TYPED_TEST(DsSequential, AbTreeMatchesModel) {
+  check_set_against_model<smr::ab_tree<key, TypeParam>, TypeParam>(64, 6000, 23);
+  check_set_against_model<smr::ab_tree<key, TypeParam>, TypeParam>(4096, 20000, 24);
+}
+
+TYPED_TEST(DsSequential, SmallDegreeAbTreeMatchesModel) {
+  check_set_against_model<smr::basic_ab_tree<key, TypeParam, 3, 2>, TypeParam>(64, 6000, 25);
+  check_set_against_model<smr::basic_ab_tree<key, TypeParam, 4, 2>, TypeParam>(1024, 20000, 26);
+}
+
+TYPED_TEST(DsSequential, AbTreeKeyBounds) { check_tree_key_bounds<smr::ab_tree, TypeParam>(); }
+
+// Sorted runs split the rightmost (then leftmost) leaves over and over and grow the tree by
+// root splits; emptying it from the middle out merges and redistributes on both sides of the
+// hole until the root collapses back into a leaf. The invariant (a strict (a,b)-tree: no tag or
+// underfull node left, leaves at one depth) is checked along the way.
+TYPED_TEST(DsSequential, AbTreeStaysStrictOnSortedRuns) {
+  using R = TypeParam;
+  R domain;
+  smr::ab_tree<key, R> tree(domain);
+  auto h = domain.attach();
+  for (key k = 0; k < 5000; ++k) {
+    ASSERT_TRUE(tree.insert(h, 2 * k));
+    if (k % 97 == 0) {
+      ASSERT_EQ(tree.check_invariants_unsafe(), "") << "ascending, after " << k;
+    }
+  }
+  for (key k = 5000; k-- > 0;) ASSERT_TRUE(tree.insert(h, 2 * k + 1));
+  ASSERT_EQ(tree.size_unsafe(), 10000u);
+  ASSERT_EQ(tree.check_invariants_unsafe(), "");
+  for (key k = 0; k < 5000; ++k) {
+    ASSERT_TRUE(tree.remove(h, 5000 + k));
+    ASSERT_TRUE(tree.remove(h, 4999 - k));
+    if (k % 89 == 0) {
+      ASSERT_EQ(tree.check_invariants_unsafe(), "") << "emptying, after " << k;
+    }
+  }
+  EXPECT_EQ(tree.size_unsafe(), 0u);
+  EXPECT_EQ(tree.check_invariants_unsafe(), "");
+}
+
 TYPED_TEST(DsSequential, NmTreeKeyBounds) { check_tree_key_bounds<smr::nm_tree, TypeParam>(); }
 
 TYPED_TEST(DsSequential, DgtTreeMatchesModel) {
@@ -281,6 +330,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
   smr::hm_list<std::string, R> hm(domain);
   smr::nm_tree<std::string, R> tree(domain);
   smr::dgt_tree<std::string, R> dgt(domain);
+  smr::ab_tree<std::string, R> ab(domain);
   smr::harris_list<std::string, R> harris(domain);
   smr::cr_list<std::string, R> cr(domain);
   smr::cr_hash_map<std::string, R> cr_map(domain, 5);
@@ -293,6 +343,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(hm.insert(h, k));
       EXPECT_TRUE(tree.insert(h, k));
       EXPECT_TRUE(dgt.insert(h, k));
+      EXPECT_TRUE(ab.insert(h, k));
       EXPECT_TRUE(harris.insert(h, k));
       EXPECT_TRUE(cr.insert(h, k));
       EXPECT_TRUE(cr_map.insert(h, k));
@@ -306,6 +357,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(hm.remove(h, k));
       EXPECT_TRUE(tree.remove(h, k));
       EXPECT_TRUE(dgt.remove(h, k));
+      EXPECT_TRUE(ab.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
       EXPECT_TRUE(cr.remove(h, k));
       EXPECT_TRUE(cr_map.remove(h, k));
@@ -317,6 +369,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
     EXPECT_EQ(hm.size_unsafe(), 25u);
     EXPECT_EQ(tree.size_unsafe(), 25u);
     EXPECT_EQ(dgt.size_unsafe(), 25u);
+    EXPECT_EQ(ab.size_unsafe(), 25u);
     EXPECT_EQ(harris.size_unsafe(), 25u);
     EXPECT_EQ(cr.size_unsafe(), 25u);
     EXPECT_EQ(cr_map.size_unsafe(), 25u);
@@ -328,6 +381,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(hm.remove(h, k));
       EXPECT_TRUE(tree.remove(h, k));
       EXPECT_TRUE(dgt.remove(h, k));
+      EXPECT_TRUE(ab.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
       EXPECT_TRUE(cr.contains(h, k));
       EXPECT_TRUE(cr.remove(h, k));
@@ -337,6 +391,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
     EXPECT_EQ(cr_map.check_invariants_unsafe(), "");
     EXPECT_EQ(tree.check_invariants_unsafe(), "");
     EXPECT_EQ(dgt.check_invariants_unsafe(), "");
+    EXPECT_EQ(ab.check_invariants_unsafe(), "");
     EXPECT_EQ(harris.check_invariants_unsafe(), "");
     EXPECT_EQ(map.check_invariants_unsafe(), "");
     EXPECT_EQ(lazy.check_invariants_unsafe(), "");

@@ -64,6 +64,21 @@ class thread_registry {
     }
   }
 
+  // As acquire(), trying slot `preferred` first: a thread that takes and gives back a slot per
+  // operation (ds/ab_tree.hpp's SCX records) keeps getting the same one, and its cache lines.
+  entry& acquire(std::size_t preferred) {
+    if (preferred < high_water()) {
+      entry& e = entry_at(preferred);
+      bool expected = false;
+      // acquire: as in acquire() above.
+      if (!e.owned.load(mo_relaxed) && e.owned.compare_exchange_strong(expected, true, mo_acquire)) {
+        active_.fetch_add(1, mo_relaxed);
+        return e;
+      }
+    }
+    return acquire();
+  }
+
   // The owner is done with the slot; its announcement must already be cleared.
   void release(entry& e) {
     active_.fetch_sub(1, mo_relaxed);
