@@ -104,14 +104,14 @@ class llx_scx {
     lease(const lease&) = delete;
     lease& operator=(const lease&) = delete;
     ~lease() {
-      if (entry_ != nullptr) owner_->records_.release(*entry_);
+      if (entry_ != nullptr) owner_->records_.give_back(*entry_);
     }
 
    private:
     friend class llx_scx;
     typename thread_registry<record>::entry& get() {
       if (entry_ == nullptr) {
-        entry_ = &owner_->records_.acquire(preferred_id());
+        entry_ = &owner_->records_.lease(preferred_id());
         preferred_id() = entry_->id;
       }
       return *entry_;

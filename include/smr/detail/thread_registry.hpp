@@ -44,40 +44,26 @@ class thread_registry {
 
   // Claims a free slot (lowest id first) or appends a chunk. Lock-free.
   entry& acquire() {
-    for (;;) {
-      chunk* last = nullptr;
-      // acquire: pairs with the release CAS that published the chunk, so its entries are built.
-      for (chunk* c = head_.load(mo_acquire); c != nullptr; c = c->next.load(mo_acquire)) {
-        for (entry& e : c->entries) {
-          bool expected = false;
-          // acquire: the previous owner's release (in release()) happens before our reuse.
-          if (!e.owned.load(mo_relaxed) &&
-              e.owned.compare_exchange_strong(expected, true, mo_acquire)) {
-            bump_high_water(e.id + 1);
-            active_.fetch_add(1, mo_relaxed);
-            return e;
-          }
-        }
-        last = c;
-      }
-      append_chunk(last);
-    }
+    entry& e = claim();
+    active_.fetch_add(1, mo_relaxed);
+    return e;
   }
 
-  // As acquire(), trying slot `preferred` first: a thread that takes and gives back a slot per
-  // operation (ds/ab_tree.hpp's SCX records) keeps getting the same one, and its cache lines.
-  entry& acquire(std::size_t preferred) {
+  // A slot held for one operation (ds/ab_tree.hpp's SCX records), trying `preferred` first so
+  // that a thread keeps getting the same one, and its cache lines. Not counted in
+  // active_threads(): that shared counter would cost every lease a contended RMW. Give it back
+  // with give_back().
+  entry& lease(std::size_t preferred) {
     if (preferred < high_water()) {
       entry& e = entry_at(preferred);
       bool expected = false;
-      // acquire: as in acquire() above.
-      if (!e.owned.load(mo_relaxed) && e.owned.compare_exchange_strong(expected, true, mo_acquire)) {
-        active_.fetch_add(1, mo_relaxed);
-        return e;
-      }
+      // acquire: as in claim().
+      if (!e.owned.load(mo_relaxed) && e.owned.compare_exchange_strong(expected, true, mo_acquire)) return e;
     }
-    return acquire();
+    return claim();
   }
+  // release: the holder's writes happen before the next claim of the slot (claim()'s acquire).
+  void give_back(entry& e) { e.owned.store(false, mo_release); }
 
   // The owner is done with the slot; its announcement must already be cleared.
   void release(entry& e) {
@@ -119,6 +105,26 @@ class thread_registry {
     entry entries[chunk_slots];
     atomic<chunk*> next{nullptr};
   };
+
+  entry& claim() {
+    for (;;) {
+      chunk* last = nullptr;
+      // acquire: pairs with the release CAS that published the chunk, so its entries are built.
+      for (chunk* c = head_.load(mo_acquire); c != nullptr; c = c->next.load(mo_acquire)) {
+        for (entry& e : c->entries) {
+          bool expected = false;
+          // acquire: the previous owner's release (release(), give_back()) happens before our reuse.
+          if (!e.owned.load(mo_relaxed) &&
+              e.owned.compare_exchange_strong(expected, true, mo_acquire)) {
+            bump_high_water(e.id + 1);
+            return e;
+          }
+        }
+        last = c;
+      }
+      append_chunk(last);
+    }
+  }
 
   entry& entry_at(std::size_t id) {
     chunk* c = head_.load(mo_acquire);  // acquire: as in for_each(), the chunk is built
