@@ -6,6 +6,6 @@
 TEST(Control, HpAsymStoreBuffer) {
   using namespace smr::test;
   planted::arm();
-  for (int round = 0; round < 80 && !HasFailure(); ++round)
+  for (int round = 0; round < 64 && !HasFailure(); ++round)
     planted::store_buffer_round<smr::hp_asym>(std::chrono::milliseconds(500));
 }

@@ -85,6 +85,6 @@ struct ab_tree_model : rl::test_suite<ab_tree_model, 2> {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run<ab_tree_model>("ab_tree (LLX/SCX) / ebr, 2 threads", {random_search(200000)}, argc,
+  return run<ab_tree_model>("ab_tree (LLX/SCX) / ebr, 2 threads", {random_search(100000)}, argc,
                             argv);
 }

@@ -18,7 +18,7 @@ TYPED_TEST(AbTreeStress, Mixed) {
   using R = TypeParam;
   using DS = smr::ab_tree<std::uint64_t, R>;
   if constexpr (smr::compatible_v<DS, R>) {
-    smr::test::set_stress_suite<DS, R>("ab_tree", 4000, 3000);
+    smr::test::set_stress_suite<DS, R>("ab_tree", 2000, 1500);
   } else {
     GTEST_SKIP() << smr::incompatibility(R::traits, DS::requirements);
   }
@@ -30,7 +30,7 @@ TYPED_TEST(AbTreeStress, MixedSmallDegree) {
   using R = TypeParam;
   using DS = smr::basic_ab_tree<std::uint64_t, R, 4, 2>;
   if constexpr (smr::compatible_v<DS, R>) {
-    smr::test::set_stress_suite<DS, R>("ab_tree 2..4", 4000, 2000);
+    smr::test::set_stress_suite<DS, R>("ab_tree 2..4", 2000, 1000);
   } else {
     GTEST_SKIP() << smr::incompatibility(R::traits, DS::requirements);
   }
