@@ -47,10 +47,12 @@ test: test-asan test-tsan test-release test-python test-consumer
 
 # The long stress run, not part of `make test`: every stress suite (ctest label `stress`) at
 # SMR_STRESS_SCALE 10 x TORTURE_SCALE with release (poison mode) and ASan, and 2 x TORTURE_SCALE
-# with TSan (the test presets run ASan at 6, release at 4, TSan at 1). Over an hour at the
-# default scale of 8 on two cores.
+# with TSan (the test presets run ASan at 6, release at 4, TSan at 1), and the longest Relacy
+# context-bound searches (ctest label `torture`). Over an hour at the default scale of 8 on two
+# cores.
 TORTURE_SCALE ?= 8
 torture: build test-asan test-tsan
+	ctest --test-dir build/release -L torture --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 	SMR_POISON=1 SMR_STRESS_SCALE=$$((10 * $(TORTURE_SCALE))) ctest --test-dir build/release -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 SMR_STRESS_SCALE=$$((10 * $(TORTURE_SCALE))) ctest --test-dir build/asan -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SMR_STRESS_SCALE=$$((2 * $(TORTURE_SCALE))) ctest --test-dir build/tsan -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)

@@ -9,8 +9,8 @@
 //    from another thread, a domain destroyed with live handles, a handle destroyed inside an
 //    operation, slots outliving their operation (checked builds);
 //  - names, concepts and configuration checks.
-// Built twice (tests/CMakeLists.txt): as the other tests, and as skeleton_checked_test with
-// SMR_CHECKED, where the checked-mode checks are compiled in.
+// Built as skeleton_test under TSan and as skeleton_checked_test (SMR_CHECKED: the checked-mode
+// checks compiled in) under ASan; see tests/CMakeLists.txt.
 #include <gtest/gtest.h>
 
 #include <atomic>
