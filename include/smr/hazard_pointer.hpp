@@ -12,7 +12,7 @@
 //   old->retire();                            // deleted once no hazard pointer protects it
 //
 // The bridge to smr:
-//  - hazard_pointer_obj_base<T, D> derives from smr::hp::node_base (the limbo link and destroy
+//  - hazard_pointer_obj_base<T, D> derives from smr::hp::node_base (the retired mark and destroy
 //    hook every retired object carries) and keeps the deleter; retire() hands the object to the
 //    skeleton's retire with a stateless deleter that invokes the stored one.
 //  - A hazard_pointer owns one protection slot (one hazard) of its thread. protect() and

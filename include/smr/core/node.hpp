@@ -1,7 +1,7 @@
 // The node header every reclaimable object carries, and allocation/free through one hook.
 //
 // A data structure's node derives from its reclaimer's `node_base` (which derives from
-// `retired_node`). The header holds the limbo link and a type-erased destroy function, so one
+// `retired_node`). The header holds the retired mark and a type-erased destroy function, so one
 // limbo bag serves every node type and every reclaimer. Schemes that need more (IBR's birth and
 // retire eras) extend the header in their own node_base.
 //
@@ -16,9 +16,11 @@
 // A node allocated by the user can be retired with a stateless deleter instead
 // (guard.retire(n, deleter)): smr then calls deleter(n) and never touches the memory itself.
 //
-// The limbo link doubles as the retired marker: it is null from construction until the node is
-// retired, and never null afterwards (the last node of a bag points to `end_of_bag`, poisoned
-// memory is 0xDD...). That makes a second retire of the same node detectable in every build.
+// The header's `next_retired` word is the retired mark: null from construction until the node
+// is retired, `end_of_bag` afterwards (poisoned memory is 0xDD..., also non-null). That makes a
+// second retire of the same node detectable in every build. The limbo bag keeps the node's
+// address in blocks of its own (detail/limbo_bag.hpp); the word is not a link any more, and
+// bench/external's collector borrows it while it owns the node.
 //
 // Poison mode (set_poison_on_free(true)) is the use-after-free detector that works without
 // ASan: freed nodes are overwritten with 0xDD bytes and parked in a FIFO quarantine before the
@@ -42,11 +44,11 @@
 namespace smr::core {
 
 struct retired_node {
-  retired_node* next_retired = nullptr;  // null: not retired (see above)
+  retired_node* next_retired = nullptr;  // the retired mark: null until retired (see above)
   void (*destroy)(retired_node*) = nullptr;
 };
 
-// The link of the last node of a limbo bag: not null, so a retired node is always marked.
+// The retired mark (any non-null value reads as retired).
 inline retired_node* const end_of_bag = reinterpret_cast<retired_node*>(std::uintptr_t{1});
 
 inline bool is_retired(const retired_node* n) { return n->next_retired != nullptr; }

@@ -33,7 +33,7 @@
 
 namespace smr {
 
-// The era node header: the limbo link plus the node's lifetime in eras. Written by the owning
+// The era node header: the retired mark plus the node's lifetime in eras. Written by the owning
 // thread before the node is published (birth) or after it is unlinked (retire) and read only by
 // whoever holds the node in limbo, or by a thread that protects it or made it (he's hold(),
 // tag_ibr's writes), after an acquire of its publication; so the fields need no atomics.
