@@ -93,72 +93,39 @@ class basic_ab_tree {
   ~basic_ab_tree() { free_subtree(root_unsafe()); }
 
   bool insert(handle& h, const K& key) {
-    auto g = h.begin_op();
-    auto slot = g.slot();
-    typename scx_engine::lease lease(scx_);
-    for (;;) {
-      const path pa = search(g, slot, key, nullptr);
-      node* const leaf = pa.n;
-      if (leaf_has(leaf, key)) return false;
-      scx_op op;
-      if (!llx_parent_and_leaf(g, pa, op)) continue;
-      new_nodes<decltype(g)> fresh(g);
-      violation left_behind;
+    return update_leaf(h, key, false, [&](node* leaf, const path& pa, auto& fresh) {
       if (leaf->size < max_degree) {
         node* n = fresh.make(true, false);
         n->size = merge_key(leaf, key, n->keys, true);
         n->search_key = n->keys[0];
-        op.fresh = n;
-        left_behind = note(n);
-      } else {
-        // b + 1 keys: the left half stays, the right half moves; the new router is the right's
-        // first key. Tagged unless it becomes the root (then the tree grows a level).
-        std::array<K, max_degree + 1> all;
-        merge_key(leaf, key, all.data(), true);
-        constexpr unsigned half = (max_degree + 1) / 2;
-        node* left = fresh.make(true, false);
-        node* right = fresh.make(true, false);
-        fill_leaf(left, all.data(), half);
-        fill_leaf(right, all.data() + half, max_degree + 1 - half);
-        node* top = fresh.make(false, pa.p != &entry_);
-        top->size = 2;
-        top->keys[0] = right->keys[0];
-        top->search_key = top->keys[0];
-        set_child(top, 0, left);
-        set_child(top, 1, right);
-        op.fresh = top;
-        left_behind = note(top);
+        return n;
       }
-      if (!scx_.scx(lease, op)) continue;  // `fresh` disposes of the unpublished nodes
-      fresh.publish();
-      retire_replaced(g, op);
-      settle(g, slot, lease, left_behind);
-      return true;
-    }
+      // b + 1 keys: the left half stays, the right half moves; the new router is the right's
+      // first key. Tagged unless it becomes the root (then the tree grows a level).
+      std::array<K, max_degree + 1> all;
+      merge_key(leaf, key, all.data(), true);
+      constexpr unsigned half = (max_degree + 1) / 2;
+      node* left = fresh.make(true, false);
+      node* right = fresh.make(true, false);
+      fill_leaf(left, all.data(), half);
+      fill_leaf(right, all.data() + half, max_degree + 1 - half);
+      node* top = fresh.make(false, pa.p != &entry_);
+      top->size = 2;
+      top->keys[0] = right->keys[0];
+      top->search_key = top->keys[0];
+      set_child(top, 0, left);
+      set_child(top, 1, right);
+      return top;
+    });
   }
 
   bool remove(handle& h, const K& key) {
-    auto g = h.begin_op();
-    auto slot = g.slot();
-    typename scx_engine::lease lease(scx_);
-    for (;;) {
-      const path pa = search(g, slot, key, nullptr);
-      node* const leaf = pa.n;
-      if (!leaf_has(leaf, key)) return false;
-      scx_op op;
-      if (!llx_parent_and_leaf(g, pa, op)) continue;
-      new_nodes<decltype(g)> fresh(g);
+    return update_leaf(h, key, true, [&](node* leaf, const path&, auto& fresh) {
       node* n = fresh.make(true, false);
       n->size = merge_key(leaf, key, n->keys, false);
       n->search_key = n->size > 0 ? n->keys[0] : key;
-      op.fresh = n;
-      const violation left_behind = note(n);
-      if (!scx_.scx(lease, op)) continue;
-      fresh.publish();
-      retire_replaced(g, op);
-      settle(g, slot, lease, left_behind);
-      return true;
-    }
+      return n;
+    });
   }
 
   bool contains(handle& h, const K& key) {
@@ -416,6 +383,40 @@ class basic_ab_tree {
     return llx(g, r, seen, [&] { value = child_of(r, index); }) && value == expected;
   }
 
+  // An insert or a remove: search for key's leaf; if the key's presence is what the update
+  // needs (`needs_key`), replace the leaf (V = [parent, leaf]) by the subtree build(leaf, path,
+  // fresh) returns, then repair what the new subtree's root left behind. Retries from the root.
+  template <class Build>
+  bool update_leaf(handle& h, const K& key, bool needs_key, Build&& build) {
+    auto g = h.begin_op();
+    auto slot = g.slot();
+    typename scx_engine::lease lease(scx_);
+    for (;;) {
+      const path pa = search(g, slot, key, nullptr);
+      if (leaf_has(pa.n, key) != needs_key) return false;
+      scx_op op;
+      if (!llx_parent_and_leaf(g, pa, op)) continue;
+      new_nodes<decltype(g)> fresh(g);
+      op.fresh = build(pa.n, pa, fresh);
+      const violation left_behind = note(op.fresh);
+      if (commit(g, slot, lease, op, fresh, left_behind)) return true;
+    }
+  }
+
+  // The SCX of an update and what follows it: if it succeeds, the new nodes are published (no
+  // longer disposed of by `fresh`), the replaced ones retired, and the violations the new nodes
+  // left behind repaired. False if the SCX failed (the caller retries; `fresh` then disposes of
+  // the unpublished nodes).
+  template <class G, class Slot, class... Violations>
+  bool commit(G& g, Slot& slot, typename scx_engine::lease& lease, scx_op& op, new_nodes<G>& fresh,
+              const Violations&... left_behind) {
+    if (!scx_.scx(lease, op)) return false;
+    fresh.publish();
+    retire_replaced(g, op);
+    (settle(g, slot, lease, left_behind), ...);
+    return true;
+  }
+
   template <class G>
   void retire_replaced(G& g, const scx_op& op) {
     for (unsigned i = 1; i < op.count; ++i)
@@ -485,11 +486,7 @@ class basic_ab_tree {
         op.fresh = top;
         left_behind = note(top);
       }
-      if (!scx_.scx(lease, op)) continue;
-      fresh.publish();
-      retire_replaced(g, op);
-      settle(g, slot, lease, left_behind);
-      return;
+      if (commit(g, slot, lease, op, fresh, left_behind)) return;
     }
   }
 
@@ -601,12 +598,7 @@ class basic_ab_tree {
         op.fresh = parent;
         parent_left_behind = note(parent);
       }
-      if (!scx_.scx(lease, op)) continue;
-      fresh.publish();
-      retire_replaced(g, op);
-      settle(g, slot, lease, parent_left_behind);
-      settle(g, slot, lease, merged_left_behind);
-      return;
+      if (commit(g, slot, lease, op, fresh, parent_left_behind, merged_left_behind)) return;
     }
   }
 
