@@ -34,6 +34,7 @@
 #include "smr/ds/lazy_list.hpp"
 #include "smr/ds/ms_queue.hpp"
 #include "smr/ds/nm_tree.hpp"
+#include "smr/ds/occ_avl_tree.hpp"
 #include "smr/ds/treiber_stack.hpp"
 
 namespace smr {

@@ -69,6 +69,16 @@ static_assert(!smr::compatible_v<smr::ab_tree<key, hp_like>, hp_like> &&
                   smr::compatible_v<smr::ab_tree<key, smr::debra>, smr::debra>,
               "Brown's (a,b)-tree searches through replaced nodes and restarts from the root "
               "after every write (NBR paper, Table 1, B17a): NBR and the epoch schemes only");
+static_assert(!smr::compatible_v<smr::occ_avl_tree<key, hp_like>, hp_like> &&
+                  !smr::compatible_v<smr::occ_avl_tree<key, smr::he>, smr::he> &&
+                  !smr::compatible_v<smr::occ_avl_tree<key, smr::ibr_2ge>, smr::ibr_2ge> &&
+                  !smr::compatible_v<smr::occ_avl_tree<key, smr::lfrc>, smr::lfrc> &&
+                  !smr::compatible_v<smr::occ_avl_tree<key, nbr_like>, nbr_like> &&
+                  !smr::compatible_v<smr::occ_avl_tree<key, smr::nbr_plus>, smr::nbr_plus> &&
+                  smr::compatible_v<smr::occ_avl_tree<key, smr::debra>, smr::debra> &&
+                  smr::compatible_v<smr::occ_avl_tree<key, smr::token>, smr::token>,
+              "the OCC AVL tree searches through unlinked nodes and repairs upwards through parent "
+              "links after its writes (NBR paper, section 6): the epoch schemes only");
 static_assert(!smr::compatible_v<smr::treiber_stack<key, smr::tag_ibr>, smr::tag_ibr> &&
                   !smr::compatible_v<smr::ms_queue<key, smr::tag_ibr>, smr::tag_ibr> &&
                   smr::compatible_v<smr::hm_list<key, smr::tag_ibr_faa>, smr::tag_ibr_faa> &&
@@ -198,32 +208,38 @@ TYPED_TEST(DsSequential, BonsaiTreeMatchesModel) {
   check_set_against_model<smr::bonsai_tree<key, TypeParam>, TypeParam>(4096, 12000, 22);
 }
 
-// Ascending and descending runs are the rotations' worst case: the tree must stay balanced
-// (the invariant checks the weights at every node) through both, and through emptying it from
-// the middle out.
-TYPED_TEST(DsSequential, BonsaiTreeStaysBalancedOnSortedRuns) {
-  using R = TypeParam;
+// Sorted runs, then emptying from the middle out, with the invariant checked along the way:
+// the worst case of the balancing trees. Ascending and descending inserts rotate (Bonsai, AVL)
+// or split the rightmost and leftmost leaves (ABtree) over and over; removing from the middle
+// out rebalances, merges and redistributes on both sides of the hole until the tree is empty.
+template <class Tree, class R>
+void check_sorted_runs(key half) {
   R domain;
-  smr::bonsai_tree<key, R> tree(domain);
+  Tree tree(domain);
   auto h = domain.attach();
-  for (key k = 0; k < 3000; ++k) {
+  for (key k = 0; k < half; ++k) {
     ASSERT_TRUE(tree.insert(h, 2 * k));
     if (k % 97 == 0) {
       ASSERT_EQ(tree.check_invariants_unsafe(), "") << "ascending, after " << k;
     }
   }
-  for (key k = 3000; k-- > 0;) ASSERT_TRUE(tree.insert(h, 2 * k + 1));
-  ASSERT_EQ(tree.size_unsafe(), 6000u);
+  for (key k = half; k-- > 0;) ASSERT_TRUE(tree.insert(h, 2 * k + 1));
+  ASSERT_EQ(tree.size_unsafe(), 2 * half);
   ASSERT_EQ(tree.check_invariants_unsafe(), "");
-  for (key k = 0; k < 3000; ++k) {
-    ASSERT_TRUE(tree.remove(h, 3000 + k));
-    ASSERT_TRUE(tree.remove(h, 2999 - k));
+  for (key k = 0; k < half; ++k) {
+    ASSERT_TRUE(tree.remove(h, half + k));
+    ASSERT_TRUE(tree.remove(h, half - 1 - k));
     if (k % 89 == 0) {
       ASSERT_EQ(tree.check_invariants_unsafe(), "") << "emptying, after " << k;
     }
   }
   EXPECT_EQ(tree.size_unsafe(), 0u);
   EXPECT_EQ(tree.check_invariants_unsafe(), "");
+}
+
+// The Bonsai tree's invariant checks the weights at every node.
+TYPED_TEST(DsSequential, BonsaiTreeStaysBalancedOnSortedRuns) {
+  check_sorted_runs<smr::bonsai_tree<key, TypeParam>, TypeParam>(3000);
 }
 
 TYPED_TEST(DsSequential, CrListMatchesModel) {
@@ -276,33 +292,28 @@ TYPED_TEST(DsSequential, SmallDegreeAbTreeMatchesModel) {
 
 TYPED_TEST(DsSequential, AbTreeKeyBounds) { check_tree_key_bounds<smr::ab_tree, TypeParam>(); }
 
-// Sorted runs split the rightmost (then leftmost) leaves over and over and grow the tree by
-// root splits; emptying it from the middle out merges and redistributes on both sides of the
-// hole until the root collapses back into a leaf. The invariant (a strict (a,b)-tree: no tag or
-// underfull node left, leaves at one depth) is checked along the way.
+// The ABtree's invariant: a strict (a,b)-tree (no tag or underfull node left, leaves at one depth).
 TYPED_TEST(DsSequential, AbTreeStaysStrictOnSortedRuns) {
-  using R = TypeParam;
-  R domain;
-  smr::ab_tree<key, R> tree(domain);
+  check_sorted_runs<smr::ab_tree<key, TypeParam>, TypeParam>(5000);
+}
+
+TYPED_TEST(DsSequential, OccAvlTreeMatchesModel) {
+  check_set_against_model<smr::occ_avl_tree<key, TypeParam>, TypeParam>(64, 6000, 27);
+  check_set_against_model<smr::occ_avl_tree<key, TypeParam>, TypeParam>(4096, 20000, 28);
+}
+
+TYPED_TEST(DsSequential, OccAvlTreeKeyBounds) { check_tree_key_bounds<smr::occ_avl_tree, TypeParam>(); }
+
+// The AVL tree's invariant: exact heights, balance within one at every node, no routing node
+// with fewer than two children. A strict AVL tree of 10,000 keys is at most 18 levels high.
+TYPED_TEST(DsSequential, OccAvlTreeStaysStrictOnSortedRuns) {
+  check_sorted_runs<smr::occ_avl_tree<key, TypeParam>, TypeParam>(5000);
+  TypeParam domain;
+  smr::occ_avl_tree<key, TypeParam> tree(domain);
   auto h = domain.attach();
-  for (key k = 0; k < 5000; ++k) {
-    ASSERT_TRUE(tree.insert(h, 2 * k));
-    if (k % 97 == 0) {
-      ASSERT_EQ(tree.check_invariants_unsafe(), "") << "ascending, after " << k;
-    }
-  }
-  for (key k = 5000; k-- > 0;) ASSERT_TRUE(tree.insert(h, 2 * k + 1));
-  ASSERT_EQ(tree.size_unsafe(), 10000u);
-  ASSERT_EQ(tree.check_invariants_unsafe(), "");
-  for (key k = 0; k < 5000; ++k) {
-    ASSERT_TRUE(tree.remove(h, 5000 + k));
-    ASSERT_TRUE(tree.remove(h, 4999 - k));
-    if (k % 89 == 0) {
-      ASSERT_EQ(tree.check_invariants_unsafe(), "") << "emptying, after " << k;
-    }
-  }
-  EXPECT_EQ(tree.size_unsafe(), 0u);
-  EXPECT_EQ(tree.check_invariants_unsafe(), "");
+  for (key k = 0; k < 10000; ++k) ASSERT_TRUE(tree.insert(h, k));
+  EXPECT_LE(tree.height_unsafe(), 18);
+  EXPECT_GE(tree.height_unsafe(), 14);  // ceil(log2(10,001))
 }
 
 TYPED_TEST(DsSequential, NmTreeKeyBounds) { check_tree_key_bounds<smr::nm_tree, TypeParam>(); }
@@ -331,6 +342,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
   smr::nm_tree<std::string, R> tree(domain);
   smr::dgt_tree<std::string, R> dgt(domain);
   smr::ab_tree<std::string, R> ab(domain);
+  smr::occ_avl_tree<std::string, R> avl(domain);
   smr::harris_list<std::string, R> harris(domain);
   smr::cr_list<std::string, R> cr(domain);
   smr::cr_hash_map<std::string, R> cr_map(domain, 5);
@@ -344,6 +356,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(tree.insert(h, k));
       EXPECT_TRUE(dgt.insert(h, k));
       EXPECT_TRUE(ab.insert(h, k));
+      EXPECT_TRUE(avl.insert(h, k));
       EXPECT_TRUE(harris.insert(h, k));
       EXPECT_TRUE(cr.insert(h, k));
       EXPECT_TRUE(cr_map.insert(h, k));
@@ -358,6 +371,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(tree.remove(h, k));
       EXPECT_TRUE(dgt.remove(h, k));
       EXPECT_TRUE(ab.remove(h, k));
+      EXPECT_TRUE(avl.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
       EXPECT_TRUE(cr.remove(h, k));
       EXPECT_TRUE(cr_map.remove(h, k));
@@ -370,6 +384,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
     EXPECT_EQ(tree.size_unsafe(), 25u);
     EXPECT_EQ(dgt.size_unsafe(), 25u);
     EXPECT_EQ(ab.size_unsafe(), 25u);
+    EXPECT_EQ(avl.size_unsafe(), 25u);
     EXPECT_EQ(harris.size_unsafe(), 25u);
     EXPECT_EQ(cr.size_unsafe(), 25u);
     EXPECT_EQ(cr_map.size_unsafe(), 25u);
@@ -382,6 +397,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
       EXPECT_TRUE(tree.remove(h, k));
       EXPECT_TRUE(dgt.remove(h, k));
       EXPECT_TRUE(ab.remove(h, k));
+      EXPECT_TRUE(avl.remove(h, k));
       EXPECT_TRUE(harris.remove(h, k));
       EXPECT_TRUE(cr.contains(h, k));
       EXPECT_TRUE(cr.remove(h, k));
@@ -392,6 +408,7 @@ TYPED_TEST(DsSequential, StringKeysAreReclaimed) {
     EXPECT_EQ(tree.check_invariants_unsafe(), "");
     EXPECT_EQ(dgt.check_invariants_unsafe(), "");
     EXPECT_EQ(ab.check_invariants_unsafe(), "");
+    EXPECT_EQ(avl.check_invariants_unsafe(), "");
     EXPECT_EQ(harris.check_invariants_unsafe(), "");
     EXPECT_EQ(map.check_invariants_unsafe(), "");
     EXPECT_EQ(lazy.check_invariants_unsafe(), "");

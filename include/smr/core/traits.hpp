@@ -109,7 +109,8 @@ constexpr std::string_view incompatibility(const reclaimer_traits& r, const ds_r
            "§3.1), and the data structure changes links other than its root";
   if (d.continues_after_write && !r.continues_after_write)
     return "the data structure continues a traversal after an auxiliary write, but this "
-           "reclaimer requires every read phase to restart from the root (use the _rr variant)";
+           "reclaimer requires every read phase to restart from the root (the lists and the hash map "
+           "have an _rr variant that does)";
   if (d.writes_unprotected_pointers && r.reads_written_nodes)
     return "the data structure writes pointers to nodes it has not protected, but this reclaimer "
            "reads the header of every node whose pointer is written (TagIBR's born_before tag, "

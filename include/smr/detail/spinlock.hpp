@@ -1,6 +1,6 @@
-// The lock of the lock-based structures (the lazy list's per-node locks, the concurrently
-// readable list's update lock): test-and-test-and-set, spinning a little and then yielding,
-// since the holder may be preempted (oversubscription is a first-class setting here).
+// The lock of the lock-based structures (the lazy list's and the OCC AVL tree's per-node locks,
+// the concurrently readable list's update lock): test-and-test-and-set, spinning a little and
+// then yielding, since the holder may be preempted (oversubscription is a first-class setting).
 #pragma once
 
 #include <thread>
@@ -15,11 +15,8 @@ class spinlock {
     for (unsigned spins = 0;; ++spins) {
       // acquire: pairs with unlock(); the previous holder's writes happen before ours.
       if (!held_.load(core::mo_relaxed) && !held_.exchange(true, core::mo_acquire)) return;
-      if (spins < 64) {
-        core::spin_pause();
-      } else {
-        std::this_thread::yield();
-      }
+      core::spin_pause();  // under Relacy, the model's scheduling point
+      if (spins >= 64) std::this_thread::yield();
     }
   }
   void unlock() { held_.store(false, core::mo_release); }
