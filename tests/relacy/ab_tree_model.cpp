@@ -23,8 +23,6 @@
 //
 // Explored: see docs/verification.md. The context-bound search is left out: one preemption
 // already gives millions of schedules (an SCX is a dozen atomic steps, each operation a few).
-#include <optional>
-
 #include "model.hpp"
 #include "smr/ds/ab_tree.hpp"
 #include "smr/reclaimers/ebr.hpp"
@@ -35,45 +33,30 @@ using namespace smr::model;
 using reclaimer = smr::ebr;
 using tree_t = smr::basic_ab_tree<int, reclaimer, 3, 2>;
 
-struct ab_tree_model : rl::test_suite<ab_tree_model, 2> {
-  std::optional<reclaimer> domain;
-  std::optional<tree_t> tree;
-  std::optional<holder<reclaimer>> handles[2];
-
-  static inline unsigned long long freeing_iterations = 0;
-  static inline unsigned long long iterations = 0;
-
+struct ab_tree_model : rl::test_suite<ab_tree_model, 2>, structure_fixture<reclaimer, tree_t, 2> {
   void before() {
-    domain.emplace(reclaimer::config{.advance_every = 1});
-    tree.emplace(*domain);
-    handles[0].emplace(*domain);
-    handles[1].emplace(*domain);
-    for (int k : {1, 2}) RL_ASSERT(tree->insert(handles[0]->h, k));
+    build(reclaimer::config{.advance_every = 1});
+    for (int k : {1, 2}) RL_ASSERT(ds->insert(handle(0), k));
   }
 
   void thread(unsigned t) {
-    auto& h = handles[t]->h;
+    auto& h = handle(t);
     if (t == 0) {
-      RL_ASSERT(tree->insert(h, 3));
-      RL_ASSERT(tree->insert(h, 4));
-      for (int i = 0; i < 3; ++i) RL_ASSERT(!tree->contains(h, 9));
+      RL_ASSERT(ds->insert(h, 3));
+      RL_ASSERT(ds->insert(h, 4));
+      for (int i = 0; i < 3; ++i) RL_ASSERT(!ds->contains(h, 9));
       return;
     }
-    RL_ASSERT(tree->remove(h, 1));
-    RL_ASSERT(tree->contains(h, 2));
+    RL_ASSERT(ds->remove(h, 1));
+    RL_ASSERT(ds->contains(h, 2));
   }
 
   void after() {
     int sum = 0;
-    tree->for_each_unsafe([&](int k) { sum += k; });
-    RL_ASSERT(tree->size_unsafe() == 3 && sum == 9);
-    RL_ASSERT(tree->check_invariants_unsafe().empty());
-    ++iterations;
-    if (domain->stats().freed > 0) ++freeing_iterations;
-    handles[0].reset();
-    handles[1].reset();
-    tree.reset();
-    domain.reset();
+    ds->for_each_unsafe([&](int k) { sum += k; });
+    RL_ASSERT(ds->size_unsafe() == 3 && sum == 9);
+    RL_ASSERT(ds->check_invariants_unsafe().empty());
+    tear_down();
   }
 
   static void report() {

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -58,6 +59,36 @@ template <class R>
 struct holder {
   explicit holder(R& d) : h(d.attach()) {}
   typename R::handle h;
+};
+
+// What a model of a data structure keeps across one schedule: a domain, the structure on it and
+// one handle per model thread, built in the test's before() and torn down in its after(), plus
+// the counts the runner reports (schedules run, schedules that freed a node before teardown).
+// A model derives from it and from rl::test_suite.
+template <class R, class DS, unsigned Threads>
+struct structure_fixture {
+  std::optional<R> domain;
+  std::optional<DS> ds;
+  std::optional<holder<R>> handles[Threads];
+
+  static inline unsigned long long freeing_iterations = 0;
+  static inline unsigned long long iterations = 0;
+
+  void build(const typename R::config& config) {
+    domain.emplace(config);
+    ds.emplace(*domain);
+    for (auto& h : handles) h.emplace(*domain);
+  }
+  typename R::handle& handle(unsigned t) { return handles[t]->h; }
+  // Counts the schedule, then destroys handles, structure and domain (a handle a thread already
+  // gave back stays empty).
+  void tear_down() {
+    ++iterations;
+    if (domain->stats().freed > 0) ++freeing_iterations;
+    for (auto& h : handles) h.reset();
+    ds.reset();
+    domain.reset();
+  }
 };
 
 struct search {

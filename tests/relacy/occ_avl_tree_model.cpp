@@ -18,8 +18,6 @@
 // node they move down as shrinking. A search that reads 2's new link during the rotation then
 // validates it against 2's unchanged version and goes down the wrong subtree: contains(4) says
 // no while 4 was never removed (a failed value check).
-#include <optional>
-
 #include "model.hpp"
 #include "smr/ds/occ_avl_tree.hpp"
 #include "smr/reclaimers/ebr.hpp"
@@ -45,45 +43,30 @@ class model_key {
 
 using tree_t = smr::occ_avl_tree<model_key, reclaimer>;
 
-struct occ_avl_model : rl::test_suite<occ_avl_model, 2> {
-  std::optional<reclaimer> domain;
-  std::optional<tree_t> tree;
-  std::optional<holder<reclaimer>> handles[2];
-
-  static inline unsigned long long freeing_iterations = 0;
-  static inline unsigned long long iterations = 0;
-
+struct occ_avl_model : rl::test_suite<occ_avl_model, 2>, structure_fixture<reclaimer, tree_t, 2> {
   void before() {
-    domain.emplace(reclaimer::config{.advance_every = 1});
-    tree.emplace(*domain);
-    handles[0].emplace(*domain);
-    handles[1].emplace(*domain);
-    for (int k : {2, 1, 3, 4}) RL_ASSERT(tree->insert(handles[0]->h, k));
+    build(reclaimer::config{.advance_every = 1});
+    for (int k : {2, 1, 3, 4}) RL_ASSERT(ds->insert(handle(0), k));
   }
 
   void thread(unsigned t) {
-    auto& h = handles[t]->h;
+    auto& h = handle(t);
     if (t == 0) {
-      RL_ASSERT(tree->remove(h, 1));
-      for (int i = 0; i < 2; ++i) RL_ASSERT(!tree->contains(h, 9));
+      RL_ASSERT(ds->remove(h, 1));
+      for (int i = 0; i < 2; ++i) RL_ASSERT(!ds->contains(h, 9));
       return;
     }
-    RL_ASSERT(tree->contains(h, 4));
-    RL_ASSERT(tree->remove(h, 3));
-    RL_ASSERT(tree->contains(h, 2));
+    RL_ASSERT(ds->contains(h, 4));
+    RL_ASSERT(ds->remove(h, 3));
+    RL_ASSERT(ds->contains(h, 2));
   }
 
   void after() {
     int sum = 0;
-    tree->for_each_unsafe([&](const model_key& k) { sum += k.get(); });
-    RL_ASSERT(tree->size_unsafe() == 2 && sum == 6);
-    RL_ASSERT(tree->check_invariants_unsafe().empty());
-    ++iterations;
-    if (domain->stats().freed > 0) ++freeing_iterations;
-    handles[0].reset();
-    handles[1].reset();
-    tree.reset();
-    domain.reset();
+    ds->for_each_unsafe([&](const model_key& k) { sum += k.get(); });
+    RL_ASSERT(ds->size_unsafe() == 2 && sum == 6);
+    RL_ASSERT(ds->check_invariants_unsafe().empty());
+    tear_down();
   }
 };
 

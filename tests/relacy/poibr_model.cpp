@@ -36,47 +36,35 @@ using namespace smr::model;
 using reclaimer = std::conditional_t<planted, smr::test::unvalidated_protect<smr::poibr>, smr::poibr>;
 using tree_t = smr::bonsai_tree<int, reclaimer>;
 
-struct poibr_tree_model : rl::test_suite<poibr_tree_model, 2> {
-  std::optional<reclaimer> domain;
-  std::optional<tree_t> tree;
-  std::optional<holder<reclaimer>> handles[2];
+struct poibr_tree_model : rl::test_suite<poibr_tree_model, 2>, structure_fixture<reclaimer, tree_t, 2> {
   std::optional<reclaimer::guard> reader_op;  // the reader's outer operation, begun in before()
   smr::core::atomic<bool> writer_detached{false};
 
-  static inline unsigned long long freeing_iterations = 0;
-  static inline unsigned long long iterations = 0;
-
   void before() {
-    domain.emplace(reclaimer::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1});
-    tree.emplace(*domain);
-    handles[0].emplace(*domain);
-    handles[1].emplace(*domain);
-    for (int k : {2, 1}) RL_ASSERT(tree->insert(handles[1]->h, k));
-    reader_op.emplace(handles[0]->h);
-    RL_ASSERT(tree->insert(handles[1]->h, 3));
+    build(reclaimer::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1});
+    for (int k : {2, 1}) RL_ASSERT(ds->insert(handle(1), k));
+    reader_op.emplace(handle(0));
+    RL_ASSERT(ds->insert(handle(1), 3));
   }
 
   void thread(unsigned t) {
     if (t == 0) {
-      RL_ASSERT(!tree->contains(handles[0]->h, 4));
+      RL_ASSERT(!ds->contains(handle(0), 4));
       reader_op.reset();
       while (!writer_detached.load(smr::core::mo_acquire)) smr::core::spin_pause();
       handles[0].reset();
       return;
     }
-    RL_ASSERT(tree->remove(handles[1]->h, 3));
+    RL_ASSERT(ds->remove(handle(1), 3));
     handles[1].reset();  // frees what is safe while the reader may still be inside contains()
     // release: pairs with the reader's acquire spin; the donation is complete.
     writer_detached.store(true, smr::core::mo_release);
   }
 
   void after() {
-    RL_ASSERT(tree->size_unsafe() == 2);
-    RL_ASSERT(tree->check_invariants_unsafe().empty());
-    ++iterations;
-    if (domain->stats().freed > 0) ++freeing_iterations;
-    tree.reset();
-    domain.reset();
+    RL_ASSERT(ds->size_unsafe() == 2);
+    RL_ASSERT(ds->check_invariants_unsafe().empty());
+    tear_down();
   }
 };
 
