@@ -26,7 +26,6 @@
 
 #include "ds_ops.hpp"
 #include "interrupt.hpp"
-#include "latency_histogram.hpp"
 #include "memory_monitor.hpp"
 #include "pinning.hpp"
 #include "progress.hpp"
@@ -155,7 +154,8 @@ trial_result run_trial(const trial_spec& spec) {
   res.params = describe_params<R>(cfg);
   res.metrics = R::traits.metrics;
 
-  R domain(cfg, spec.timeline);
+  smr::core::free_profile frees;  // outlives the domain that records into it
+  R domain(cfg, smr::core::instruments{spec.timeline, &frees});
   std::optional<ds_t> ds_storage;  // destroyed before the domain
   build_structure(ds_storage, domain, key_range);
   ds_t& ds = *ds_storage;
@@ -291,6 +291,7 @@ trial_result run_trial(const trial_spec& spec) {
     spec.timeline->restart();
     timeline_origin.store(smr::core::monotonic_ns(), std::memory_order_relaxed);
   }
+  frees.restart();
   const smr::core::stats_snapshot start_stats = domain.stats();
 
   // 4. The timed trial.
@@ -328,6 +329,8 @@ trial_result run_trial(const trial_spec& spec) {
   const smr::core::stats_snapshot end_stats = domain.stats();
   const memory_monitor::result mem = monitor.finish();
   stallers_done.wait_for(stallers);
+  // Every thread that may free is done (a staller frees at the start of each stall).
+  const smr::core::free_profile_buffer free_profile = frees.merged();
   phase.advance_to(detail::released);
   for (auto& t : threads) t.join();
   if (res.interrupted) return res;
@@ -356,9 +359,11 @@ trial_result run_trial(const trial_spec& spec) {
     expected_count += st.prefill.inserted + st.trial.inserted - st.trial.removed;
     expected_sum += st.prefill.inserted_sum + st.trial.inserted_sum - st.trial.removed_sum;
   }
-  res.latency = {all.percentile(0.50), all.percentile(0.99), all.percentile(0.999), all.max(), all.samples()};
+  res.latency = summary_of(all);
+  if (free_profile.calls.samples() != 0) res.free_calls = distribution_of(free_profile.calls);
+  if (free_profile.batches.samples() != 0) res.batch_frees = distribution_of(free_profile.batches);
   for (unsigned k = 0; k < op_kind_count; ++k)
-    if (by_kind[k]) res.latency_by_kind[k] = latency_distribution{by_kind[k]->samples(), by_kind[k]->max(), by_kind[k]->nonempty_buckets()};
+    if (by_kind[k]) res.latency_by_kind[k] = distribution_of(*by_kind[k]);
 
   if (o.test_corrupt) {
     handle_t h = domain.attach();

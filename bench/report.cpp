@@ -23,18 +23,43 @@ const char* workload_op_name(op_kind k) {
   return k == op_kind::insert ? "insert" : k == op_kind::remove ? "delete" : "search";
 }
 
-// {"insert": {"samples", "max", "buckets": [[lower, upper, count], ...]}, ...} for each kind of
-// operation the workload draws; bounds in ns, lower inclusive, upper exclusive.
+// [[lower, upper, count], ...]: bounds in ns, lower inclusive, upper exclusive.
+nlohmann::json buckets_json(const latency_distribution& d) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const latency_bucket& b : d.buckets) buckets.push_back({b.lower, b.upper, b.count});
+  return buckets;
+}
+
+// {"insert": {"samples", "max", "buckets"}, ...} for each kind of operation the workload draws.
 nlohmann::json latency_histograms(const trial_result& r) {
   nlohmann::json out = nlohmann::json::object();
   for (unsigned k = 0; k < op_kind_count; ++k) {
     const auto& d = r.latency_by_kind[k];
     if (!d) continue;
-    nlohmann::json buckets = nlohmann::json::array();
-    for (const latency_bucket& b : d->buckets) buckets.push_back({b.lower, b.upper, b.count});
-    out[workload_op_name(static_cast<op_kind>(k))] = {{"samples", d->samples}, {"max", d->max}, {"buckets", buckets}};
+    out[workload_op_name(static_cast<op_kind>(k))] = {
+        {"samples", d->summary.samples}, {"max", d->summary.max}, {"buckets", buckets_json(*d)}};
   }
   return out;
+}
+
+// The free profile: {"calls": ..., "batches": ...}, each {"samples", "p50", "p99", "p999", "max",
+// "buckets"} or null when there was none (docs/results-format.md).
+nlohmann::json free_latency(const trial_result& r) {
+  const auto one = [](const std::optional<latency_distribution>& d) -> nlohmann::json {
+    if (!d) return nullptr;
+    const latency_summary& s = d->summary;
+    return {{"samples", s.samples}, {"p50", s.p50},          {"p99", s.p99},
+            {"p999", s.p999},       {"max", s.max},          {"buckets", buckets_json(*d)}};
+  };
+  return {{"calls", one(r.free_calls)}, {"batches", one(r.batch_frees)}};
+}
+
+// Of the workers' wall time in the timed trial, the share spent freeing (free_time_ns); null
+// for a reclaimer whose frees the library does not see.
+nlohmann::json free_time_share(const options& o, const trial_result& r) {
+  if (!r.free_calls && !r.batch_frees) return nullptr;
+  const double thread_ns = r.elapsed_s * 1e9 * static_cast<double>(o.threads);  // stallers are extra
+  return thread_ns > 0 ? nlohmann::json(static_cast<double>(r.stats.free_time_ns) / thread_ns) : nlohmann::json(nullptr);
 }
 
 nlohmann::json workload_json(const workload_mix& m) {
@@ -123,6 +148,8 @@ nlohmann::json trial_record(const options& o, unsigned trial, const trial_result
       {"round_waits", if_supported(m.round_waits, s.round_waits)},
       {"free_time_ns", s.free_time_ns},
       {"free_batches", s.free_batches},
+      {"free_time_share", free_time_share(o, r)},
+      {"free_latency_ns", free_latency(r)},
       {"prefill_s", r.prefill_s},
       {"timeline_events", timeline ? nlohmann::json(timeline->events) : nlohmann::json(nullptr)},
       {"timeline_dropped", timeline ? nlohmann::json(timeline->dropped) : nlohmann::json(nullptr)},

@@ -11,13 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "latency_histogram.hpp"
+#include "smr/core/latency_histogram.hpp"
 #include "options.hpp"
 #include "workload.hpp"
 #include "smr/core/stats.hpp"
 #include "smr/core/timeline.hpp"
 
 namespace smrbench {
+
+using smr::core::latency_bucket;
+using smr::core::latency_histogram;
 
 struct trial_spec {
   const options* opt = nullptr;
@@ -33,13 +36,19 @@ struct latency_summary {
   std::uint64_t samples = 0;
 };
 
-// The sampled latencies of one kind of operation, all workers merged: compact enough to keep
-// per trial and to export whole.
+// Sampled latencies (of one kind of operation, or of free calls), all workers merged: compact
+// enough to keep per trial and to export whole.
 struct latency_distribution {
-  std::uint64_t samples = 0;
-  std::uint64_t max = 0;
+  latency_summary summary;
   std::vector<latency_bucket> buckets;  // non-empty, increasing
 };
+
+inline latency_summary summary_of(const latency_histogram& h) {
+  return {h.percentile(0.50), h.percentile(0.99), h.percentile(0.999), h.max(), h.samples()};
+}
+inline latency_distribution distribution_of(const latency_histogram& h) {
+  return {summary_of(h), h.nonempty_buckets()};
+}
 
 struct trial_result {
   nlohmann::json params = nlohmann::json::object();  // effective reclaimer tunables
@@ -52,6 +61,10 @@ struct trial_result {
   latency_summary latency;
   // Indexed by op_kind; empty for a kind the workload never draws.
   std::array<std::optional<latency_distribution>, op_kind_count> latency_by_kind;
+  // The free profile (smr/core/free_profile.hpp): sampled individual free calls and whole batch
+  // frees; empty when the reclaimer made none (or frees outside the library, as the external ones).
+  std::optional<latency_distribution> free_calls;
+  std::optional<latency_distribution> batch_frees;
   std::uint64_t peak_rss_bytes = 0;
   std::uint64_t end_rss_bytes = 0;
   double avg_unreclaimed_per_op = 0;  // see docs/results-format.md for the exact definition

@@ -101,7 +101,7 @@ struct cds_rule_with : rule_base<Gc> {
   template <class Base>
   class domain_state : public pending_domain<Base> {
    public:
-    domain_state(const config& c, core::timeline* tl) : pending_domain<Base>(c, tl) {
+    domain_state(const config& c, const core::instruments& inst) : pending_domain<Base>(c, inst) {
       acquire_singleton(c);
       slots_ = Gc::hazards_per_thread(c);
     }

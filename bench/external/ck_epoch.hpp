@@ -55,7 +55,7 @@ struct ck_epoch_rule : rule_defaults {
   template <class Base>
   class domain_state : public pending_domain<Base> {
    public:
-    domain_state(const config& c, core::timeline* tl) : pending_domain<Base>(c, tl), ck_(smr_ck_domain_create()) {
+    domain_state(const config& c, const core::instruments& inst) : pending_domain<Base>(c, inst), ck_(smr_ck_domain_create()) {
       if (ck_ == nullptr) throw std::bad_alloc();
     }
     ~domain_state() { smr_ck_domain_destroy(ck_); }

@@ -123,7 +123,7 @@ struct urcu_rule_with : rule_base<Flavour> {
   template <class Base>
   class domain_state : public pending_domain<Base> {
    public:
-    domain_state(const config& c, core::timeline* tl) : pending_domain<Base>(c, tl) { accounting_.gauge = &this->gauge(); }
+    domain_state(const config& c, const core::instruments& inst) : pending_domain<Base>(c, inst) { accounting_.gauge = &this->gauge(); }
     // Every callback of this domain has run before its accounting goes away. No handle of the
     // domain is left (the core refuses to die otherwise), so this thread is in no read side.
     ~domain_state() { Flavour::barrier(); }

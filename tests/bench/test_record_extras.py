@@ -1,6 +1,6 @@
 """What a record carries beyond the metrics: the machine (env.machine, from hwloc or /proc and
-/sys), where --pin put each worker, the raw latency histogram of each kind of operation, and the
-version; and --version itself."""
+/sys), where --pin put each worker, the raw latency histogram of each kind of operation, the free
+profile, and the version; and --version itself."""
 
 import math
 import os
@@ -172,3 +172,41 @@ def test_histograms_per_operation_kind(outdir):
 def test_histograms_only_for_kinds_the_workload_draws(outdir):
     rec = one_record(outdir, [*short_args(*set_pair()), "--workload", "50i-50d"])
     assert set(rec["metrics"]["latency_histograms"]) == {"insert", "delete"}
+
+
+# --- the free profile -------------------------------------------------------------------------
+
+def free_args(reclaimer):
+    return ["--ds", "hash_map", "--reclaimer", reclaimer, "--threads", "2", "--duration", "0.2",
+            "--key-range", "2048", "--workload", "50i-50d", "--quiet"]
+
+
+def check_distribution(d):
+    assert d["samples"] == sum(count for _, _, count in d["buckets"]) > 0
+    for name, q in [("p50", 0.5), ("p99", 0.99), ("p999", 0.999)]:
+        assert percentile(d["buckets"], d["samples"], d["max"], q) == d[name], name
+    assert d["p50"] <= d["p99"] <= d["p999"] <= d["max"]
+
+
+def test_batch_frees_profile_every_batch_and_sample_calls(outdir):
+    m = one_record(outdir, free_args("debra"))["metrics"]
+    profile = m["free_latency_ns"]
+    check_distribution(profile["calls"])
+    check_distribution(profile["batches"])
+    assert profile["batches"]["samples"] == m["free_batches"]
+    # About one call in 64 is timed (random gaps of 1 to 127 calls).
+    assert m["freed"] / 90 < profile["calls"]["samples"] < m["freed"] / 45
+    assert 0 < m["free_time_share"] < 1
+
+
+def test_amortized_frees_profile_calls_and_no_batch(outdir):
+    m = one_record(outdir, free_args("debra_af"))["metrics"]
+    check_distribution(m["free_latency_ns"]["calls"])
+    assert m["free_latency_ns"]["batches"] is None     # its only batch, the exit flush, comes after the trial
+    assert 0 < m["free_time_share"] < 1
+
+
+def test_a_reclaimer_that_frees_nothing_has_no_profile(outdir):
+    m = one_record(outdir, free_args("none"))["metrics"]
+    assert m["free_latency_ns"] == {"calls": None, "batches": None}
+    assert m["free_time_share"] is None

@@ -74,7 +74,8 @@ def test_checker_rejects_unknown_schema_keywords():
     (None, "version"), ("config", "stall_mode"), ("config", "stall_ms"), ("config", "pin_cpus"),
     ("config", "poison"), ("env", "machine"), ("metrics", "elapsed_s"), ("metrics", "cpu_time_s"),
     ("metrics", "latency_samples"), ("metrics", "latency_histograms"),
-    ("metrics", "avg_unreclaimed"), ("metrics", "free_batches"),
+    ("metrics", "avg_unreclaimed"), ("metrics", "free_batches"), ("metrics", "free_time_share"),
+    ("metrics", "free_latency_ns"),
 ])
 def test_later_fields_are_required(records, section, key):
     bad = copy.deepcopy(records[0])

@@ -1,6 +1,7 @@
 // The free policies: batch_free hands a safe batch to the allocator at once; amortized_free
 // parks it and frees PerOperation nodes at the start of each operation (plus as many as the
-// thread retired since its previous one), and everything at exit.
+// thread retired since its previous one), and everything at exit. And the free profile both
+// feed (smr/core/free_profile.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -87,6 +88,64 @@ TEST(BatchFree, FreesTheWholeSafeBatchAtOnce) {
     freed = domain.stats().freed;
   }
   EXPECT_EQ(freed, 100u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The free profile
+
+// Retires `total` nodes in operations of `per_op`, then lets the thread exit (which frees or
+// donates the rest).
+template <class R>
+void churn(R& domain, int total, int per_op) {
+  auto h = domain.attach();
+  for (int done = 0; done < total; done += per_op) retire_batch(h, per_op);
+  for (int op = 0; op < 100; ++op) { auto g = h.begin_op(); }
+}
+
+// About one free call in free_profile::sample_every is timed, whichever path frees it.
+void expect_sampled_share(std::uint64_t samples, std::uint64_t freed) {
+  const double per_sample = static_cast<double>(freed) / static_cast<double>(samples);
+  EXPECT_GT(per_sample, smr::core::free_profile::sample_every * 0.8) << samples << " samples of " << freed;
+  EXPECT_LT(per_sample, smr::core::free_profile::sample_every * 1.25) << samples << " samples of " << freed;
+}
+
+TEST(FreeProfile, BatchFreesRecordEveryBatchAndSampledCalls) {
+  smr::core::free_profile profile;
+  smr::ebr domain({.advance_every = 1}, {nullptr, &profile});
+  churn(domain, 200'000, 100);
+  const auto s = domain.stats();
+  const smr::core::free_profile_buffer p = profile.merged();
+  ASSERT_GT(s.free_batches, 100u);
+  EXPECT_EQ(p.batches.samples(), s.free_batches) << "one batch sample per batch free";
+  expect_sampled_share(p.calls.samples(), s.freed);
+  // A batch contains its calls: the longest batch outlasts the longest sampled call.
+  EXPECT_GE(p.batches.max(), p.calls.max());
+}
+
+TEST(FreeProfile, AmortizedFreesAreSampledAlike) {
+  smr::core::free_profile profile;
+  ebr_af domain({.advance_every = 1}, {nullptr, &profile});
+  churn(domain, 200'000, 1);
+  const auto s = domain.stats();
+  const smr::core::free_profile_buffer p = profile.merged();
+  expect_sampled_share(p.calls.samples(), s.freed);
+  // Only the exit flush frees a batch.
+  EXPECT_LE(p.batches.samples(), 1u);
+}
+
+TEST(FreeProfile, RestartClearsAndADomainWithoutOneRecordsNothing) {
+  smr::core::free_profile profile;
+  {
+    smr::ebr domain({.advance_every = 1}, {nullptr, &profile});
+    churn(domain, 10'000, 10);
+  }
+  ASSERT_GT(profile.merged().calls.samples(), 0u);
+  profile.restart();
+  EXPECT_EQ(profile.merged().calls.samples(), 0u);
+  EXPECT_EQ(profile.merged().batches.samples(), 0u);
+  smr::ebr other({.advance_every = 1});  // no instruments
+  churn(other, 10'000, 10);
+  EXPECT_EQ(profile.merged().calls.samples(), 0u);
 }
 
 }  // namespace

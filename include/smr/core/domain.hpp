@@ -19,7 +19,7 @@
 //   (the tests' shrunk configuration), optional validate(config) that throws
 //   std::invalid_argument for what the minimums cannot say;
 //   domain_state<Base>: domain-wide state; derives from Base (the domain core), built from
-//     (config, timeline*); may add public queries (epoch(), era()) and protect_slots();
+//     (config, core::instruments); may add public queries (epoch(), era()) and protect_slots();
 //   thread_state<Base>: per-thread state; derives from Base (detail::thread_base); hooks
 //     enter() / leave()            the outermost operation begins / ends
 //     retire(node_base*)           an unlinked node (already checked by the skeleton)
@@ -73,7 +73,7 @@
 #include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
 #include "smr/core/stats.hpp"
-#include "smr/core/timeline.hpp"
+#include "smr/core/instruments.hpp"
 #include "smr/core/traits.hpp"
 #include "smr/detail/checks.hpp"
 #include "smr/detail/domain_core.hpp"
@@ -181,8 +181,8 @@ class basic_domain : public Rule::template domain_state<detail::domain_core<Rule
   static constexpr reclaimer_traits traits = Rule::traits;
 
   // Throws std::invalid_argument for a configuration the rule cannot run with.
-  explicit basic_domain(config cfg = {}, core::timeline* timeline = nullptr)
-      : state(validated(cfg), timeline) {
+  // `inst`: a timeline and/or a free profile to record into (a timeline pointer converts).
+  explicit basic_domain(config cfg = {}, core::instruments inst = {}) : state(validated(cfg), inst) {
     if (protect_slots() > max_slots)
       throw std::invalid_argument(std::string(Rule::name) + ": at most " + std::to_string(max_slots) +
                                   " protection slots per thread");

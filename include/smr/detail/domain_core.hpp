@@ -1,5 +1,5 @@
 // The domain-wide parts every reclaimer shares: its configuration, the thread registry, the
-// unreclaimed gauge, the optional timeline, and the orphan bag that exiting threads hand their
+// unreclaimed gauge, the optional instruments (timeline, free profile), and the orphan bag that exiting threads hand their
 // unreclaimed nodes to. Every domain owns one (it is the base of the rule's domain state);
 // there is no per-type global state, so tests and trials can always start from a fresh domain.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "smr/core/stats.hpp"
-#include "smr/core/timeline.hpp"
+#include "smr/core/instruments.hpp"
 #include "smr/detail/checks.hpp"
 #include "smr/detail/limbo_bag.hpp"
 #include "smr/detail/thread_registry.hpp"
@@ -31,7 +31,7 @@ class domain_core {
   using slot_type = registry_slot<Rule>;
   using entry = typename thread_registry<slot_type>::entry;
 
-  domain_core(const config& cfg, timeline* tl) : cfg_(cfg), timeline_(tl) {}
+  domain_core(const config& cfg, const instruments& inst) : cfg_(cfg), instruments_(inst) {}
   domain_core(const domain_core&) = delete;
   domain_core& operator=(const domain_core&) = delete;
 
@@ -62,7 +62,10 @@ class domain_core {
   unreclaimed_gauge& gauge() { return gauge_; }
 
   timeline_buffer* timeline_for(std::size_t id) {
-    return timeline_ == nullptr ? nullptr : timeline_->attach(id);
+    return instruments_.events == nullptr ? nullptr : instruments_.events->attach(id);
+  }
+  free_profile_buffer* free_profile_for(std::size_t id) {
+    return instruments_.frees == nullptr ? nullptr : instruments_.frees->attach(id);
   }
 
   // An exiting thread leaves nodes it could not yet free; the next reclaiming thread adopts
@@ -94,7 +97,7 @@ class domain_core {
   const config cfg_;
   thread_registry<slot_type> registry_;
   unreclaimed_gauge gauge_;
-  timeline* timeline_;
+  instruments instruments_;
   std::mutex orphan_lock_;
   limbo_bag orphans_;
   atomic<bool> has_orphans_{false};

@@ -38,7 +38,7 @@ class thread_base {
   explicit thread_base(Domain& d)
       : domain_(&d),
         entry_(&d.registry().acquire()),
-        tc_(entry_->slot.stats, d.gauge(), d.timeline_for(entry_->id)),
+        tc_(entry_->slot.stats, d.gauge(), d.timeline_for(entry_->id), d.free_profile_for(entry_->id)),
         owner_(std::this_thread::get_id()) {}
 
   // The rule's thread state has already made the slot protect nothing and freed or donated its

@@ -1,5 +1,5 @@
-// The per-thread part every reclaimer shares: statistics, the timeline buffer, the batched
-// unreclaimed gauge, and the one routine that actually frees a batch of safe nodes.
+// The per-thread part every reclaimer shares: statistics, the instruments' buffers (timeline,
+// free profile), the batched unreclaimed gauge, and the routines that actually free safe nodes.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 
 #include "smr/detail/limbo_bag.hpp"
 #include "smr/core/stats.hpp"
+#include "smr/core/free_profile.hpp"
 #include "smr/core/timeline.hpp"
 
 namespace smr::detail {
@@ -18,8 +19,11 @@ class thread_core {
  public:
   static constexpr std::int64_t gauge_flush_every = 32;
 
-  thread_core(thread_stats& stats, unreclaimed_gauge& gauge, timeline_buffer* timeline)
-      : stats_(&stats), gauge_(&gauge), timeline_(timeline) {}
+  thread_core(thread_stats& stats, unreclaimed_gauge& gauge, timeline_buffer* timeline,
+              free_profile_buffer* profile = nullptr)
+      : stats_(&stats), gauge_(&gauge), timeline_(timeline), profile_(profile),
+        // Threads draw different gaps; xorshift needs a non-zero state.
+        sample_rng_(static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(this) >> 6) | 1u) {}
   thread_core(const thread_core&) = delete;
   thread_core& operator=(const thread_core&) = delete;
   ~thread_core() { flush_gauge(); }
@@ -49,7 +53,13 @@ class thread_core {
     const std::uint64_t start = monotonic_ns();
     std::size_t since = 0;
     while (retired_node* node = bag.pop_front()) {
-      free_node(node);
+      if (profile_ != nullptr && sample_due()) {
+        const std::uint64_t t0 = monotonic_ns();
+        free_node(node);
+        profile_->calls.add(net_interval_ns(t0, monotonic_ns()));
+      } else {
+        free_node(node);
+      }
       if (every != 0 && ++since == every) {
         since = 0;
         progress();
@@ -59,26 +69,31 @@ class thread_core {
     stats_->freed.add(n);
     stats_->free_time_ns.add(end - start);
     stats_->free_batches.add();
+    if (profile_ != nullptr) profile_->batches.add(end - start);
     record(event_kind::batch_free, start, end, n);
   }
 
   // Frees one safe node (amortized free). Timing every call would cost as much as the free
-  // itself, so one call in `free_sample_every` is timed and counted for the whole sample;
-  // with a timeline, every call is timed and the long ones are recorded (Epochs Fig. 9).
-  static constexpr unsigned free_sample_every = 64;
+  // itself, so about one call in `free_sample_every` (at random gaps, see sample_due) is timed
+  // and counted for the whole sample; with a timeline, every call is timed and the long ones are
+  // recorded (Epochs Fig. 9).
+  static constexpr unsigned free_sample_every = free_profile::sample_every;
   static constexpr std::uint64_t long_free_ns = 100'000;
 
   void free_one(retired_node* node) {
     flush_gauge();
     gauge_->add(-1);  // before the free, as in free_now
-    const bool timed = timeline_ != nullptr || ++free_calls_ % free_sample_every == 0;
-    if (!timed) {
+    const bool sampled = sample_due();
+    if (timeline_ == nullptr && !sampled) {
       free_node(node);
     } else {
       const std::uint64_t start = monotonic_ns();
       free_node(node);
-      const std::uint64_t took = monotonic_ns() - start;
+      const std::uint64_t took = net_interval_ns(start, monotonic_ns());
       stats_->free_time_ns.add(timeline_ != nullptr ? took : took * free_sample_every);
+      // The profile takes the sampled calls only, as in free_now: the same distribution whether
+      // or not a timeline is on.
+      if (sampled && profile_ != nullptr) profile_->calls.add(took);
       if (took >= long_free_ns) record(event_kind::free_call, start, start + took, took);
     }
     stats_->freed.add();
@@ -97,6 +112,17 @@ class thread_core {
   thread_stats& stats() { return *stats_; }
 
  private:
+  // Whether this free call is sampled: gaps drawn uniformly from [1, 2 x free_sample_every - 1]
+  // (mean free_sample_every) by a per-thread xorshift, so that no allocator period aliases.
+  bool sample_due() {
+    if (--until_sample_ != 0) return false;
+    sample_rng_ ^= sample_rng_ << 13;
+    sample_rng_ ^= sample_rng_ >> 17;
+    sample_rng_ ^= sample_rng_ << 5;
+    until_sample_ = 1 + sample_rng_ % (2 * free_sample_every - 1);
+    return true;
+  }
+
   void flush_gauge() {
     if (pending_retired_ != 0) gauge_->add(pending_retired_);
     pending_retired_ = 0;
@@ -105,8 +131,10 @@ class thread_core {
   thread_stats* stats_;
   unreclaimed_gauge* gauge_;
   timeline_buffer* timeline_;
+  free_profile_buffer* profile_;
   std::int64_t pending_retired_ = 0;
-  std::uint64_t free_calls_ = 0;
+  std::uint32_t until_sample_ = free_sample_every;
+  std::uint32_t sample_rng_;
 };
 
 }  // namespace smr::detail

@@ -242,7 +242,7 @@ struct nbr_rule_with : rule_defaults {
   template <class Base>
   class domain_state : public Base {
    public:
-    domain_state(const config& cfg, core::timeline* tl) : Base(cfg, tl) { nbr_detail::install_handler(cfg.signal); }
+    domain_state(const config& cfg, const core::instruments& inst) : Base(cfg, inst) { nbr_detail::install_handler(cfg.signal); }
   };
 
   template <class Base>

@@ -1,5 +1,6 @@
-// Log-linear latency histogram (the HdrHistogram idea): fixed 15 KiB per thread whatever the
-// trial length, so sampling latency does not grow the RSS being measured.
+// Log-linear latency histogram (the HdrHistogram idea): a fixed 15 KiB whatever the number of
+// samples, so recording latencies does not grow the memory being measured. smrbench keeps one
+// per thread and kind of operation; the free profile (free_profile.hpp) two per thread.
 //
 // Values below 32 ns have their own bucket; above, each power of two is split into 32 buckets,
 // so a bucket spans at most 1/32 of its value. Percentiles report the bucket's midpoint (relative
@@ -14,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace smrbench {
+namespace smr::core {
 
 // Values in [lower, upper) nanoseconds were seen `count` times.
 struct latency_bucket {
@@ -97,4 +98,4 @@ class latency_histogram {
   std::uint64_t max_ = 0;
 };
 
-}  // namespace smrbench
+}  // namespace smr::core
