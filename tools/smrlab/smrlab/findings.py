@@ -1,7 +1,8 @@
 """Machine-checkable findings: their schema and their check against aggregated results.
 
 A finding compares per-configuration statistics (median by default) of one metric:
-  ratio    numerator / denominator within [min, max], for every pair in every cell
+  ratio    numerator / denominator within [min, max], for every pair in every cell; or, with
+           `paired_suffix` (e.g. "_af"), every reclaimer X<suffix> against X
   order    values along `by` follow `order` (highest first, or lowest with direction)
   trend    a metric, or a numerator/denominator ratio, rises or falls along a numeric axis
   bounded  the metric of every selected configuration lies within [min, max]
@@ -23,7 +24,7 @@ from smrlab.axes import AXES, NAME_AXES, NUMERIC_AXES
 
 KINDS = ("ratio", "order", "trend", "bounded")
 KIND_KEYS = {
-    "ratio": ["numerator", "denominator", "min", "max"],
+    "ratio": ["numerator", "denominator", "paired_suffix", "min", "max"],
     "order": ["by", "order", "direction", "tolerance"],
     "trend": ["along", "direction", "tolerance", "numerator", "denominator"],
     "bounded": ["min", "max"],
@@ -94,6 +95,7 @@ class Finding:
     where: dict = field(default_factory=dict)
     numerator: dict = field(default_factory=dict)
     denominator: dict = field(default_factory=dict)
+    paired_suffix: str = ""      # ratio: every reclaimer X<suffix> over X, instead of selectors
     by: str = ""
     order: list = field(default_factory=list)
     along: str = ""
@@ -158,8 +160,17 @@ def parse(t: schema.Table, values: dict) -> "Finding":
         if f.low is None and f.high is None:
             t.fail(f"a {kind} finding needs min, max or both", "min")
     if kind == "ratio":
-        f.numerator = t.get("numerator", select)
-        f.denominator = t.get("denominator", select)
+        f.paired_suffix = t.get("paired_suffix", schema.string, "")
+        if f.paired_suffix:
+            if t.has("numerator") or t.has("denominator"):
+                t.fail("give paired_suffix or numerator and denominator, not both", "paired_suffix")
+            pairs = [r for r in values.get("reclaimer") or []
+                     if r.endswith(f.paired_suffix) and r[:-len(f.paired_suffix)] in values["reclaimer"]]
+            if values.get("reclaimer") is not None and not pairs:
+                t.fail(f"no reclaimer X{f.paired_suffix} in the grid has its X beside it", "paired_suffix")
+        else:
+            f.numerator = t.get("numerator", select)
+            f.denominator = t.get("denominator", select)
     if kind == "order":
         f.by = t.get("by", schema.one_of(*AXES))
         f.order = t.get("order", schema.list_of(lambda v, tb, k: v, "values"))
@@ -185,7 +196,9 @@ def describe(f: Finding) -> str:
     what = f"{f.stat} {f.metric}"
     bounds = " and ".join(s for s in (f"≥ {_g(f.low)}" if f.low is not None else "",
                                       f"≤ {_g(f.high)}" if f.high is not None else "") if s)
-    if f.kind == "ratio":
+    if f.kind == "ratio" and f.paired_suffix:
+        text = f"{what}: reclaimer=X{f.paired_suffix} / reclaimer=X, for every such X, {bounds}"
+    elif f.kind == "ratio":
         text = f"{what}: {_sel(f.numerator)} / {_sel(f.denominator)} {bounds}"
     elif f.kind == "order":
         sign = " ≥ " if f.direction == "decreasing" else " ≤ "
@@ -311,6 +324,12 @@ def _name(row, axes) -> str:
 
 
 def _pairs(f: Finding, members: list):
+    if f.paired_suffix:
+        k = len(f.paired_suffix)
+        by_name = {r.axis("reclaimer"): r for r in members}
+        pairs = [(r, by_name[name[:-k]]) for name, r in by_name.items()
+                 if name.endswith(f.paired_suffix) and name[:-k] in by_name]
+        return pairs, False
     nums = [r for r in members if _matches(f.numerator, r)]
     dens = [r for r in members if _matches(f.denominator, r)]
     return [(n, d) for n in nums for d in dens if n is not d], bool(nums) != bool(dens)
@@ -331,7 +350,7 @@ def _judged(text: str, estimate: stats.Estimate, low, high, threads: tuple) -> C
 
 
 def _check_ratio(f: Finding, rows: list) -> list:
-    compared = set(f.numerator) | set(f.denominator)
+    compared = {"reclaimer"} if f.paired_suffix else set(f.numerator) | set(f.denominator)
     out = []
     for cell, members in _cells(rows, compared):
         pairs, one_sided = _pairs(f, members)

@@ -43,6 +43,32 @@ def test_empty_numerator_means_every_other_variant():
     assert len(v.comparisons) == 2
 
 
+def test_paired_suffix_compares_each_variant_with_its_base_only():
+    values = {**VALUES, "reclaimer": ["ebr", "ebr_af", "hp", "hp_af", "none"]}
+    f = findings.parse(schema.Table({"text": "t", "kind": "ratio", "metric": "ops",
+                                     "paired_suffix": "_af", "min": 0.95}, "x.toml", "finding[0]"), values)
+    assert "reclaimer=X_af / reclaimer=X" in findings.describe(f)
+    rows = [row("ebr", ops=100), row("ebr_af", ops=99), row("hp", ops=100), row("hp_af", ops=90),
+            row("none", ops=1)]
+    v = findings.check(f, rows)
+    assert v.status == findings.FAILS
+    assert sorted(c.text.split(" =")[0] for c in v.comparisons) == ["ebr_af / ebr", "hp_af / hp"]
+    rows[3] = row("hp_af", ops=100)
+    assert findings.check(f, rows).status == findings.HOLDS
+
+
+@pytest.mark.parametrize("extra, problem", [
+    ({"numerator": {"reclaimer": "hp"}}, "give paired_suffix or numerator and denominator, not both"),
+    ({"paired_suffix": "_xx"}, "no reclaimer X_xx in the grid has its X beside it"),
+])
+def test_paired_suffix_is_checked(extra, problem):
+    values = {**VALUES, "reclaimer": ["ebr", "ebr_af"]}
+    table = {"text": "t", "kind": "ratio", "metric": "ops", "paired_suffix": "_af", "min": 1, **extra}
+    with pytest.raises(schema.SchemaError) as error:
+        findings.parse(schema.Table(table, "x.toml", "finding[0]"), values)
+    assert problem in str(error.value)
+
+
 def test_null_metrics_are_not_evidence():
     f = finding(kind="ratio", metric="epochs", numerator={"reclaimer": "hp"},
                 denominator={"reclaimer": "ebr"}, max=1)
