@@ -1,8 +1,9 @@
 // Reclamation statistics: per-thread counters written only by their owner, summed on demand.
 //
 // Unreclaimed nodes (retired, not yet freed) are also tracked domain-wide so that a peak can be
-// reported: each thread folds its retirements into the shared counter every `flush_every`
-// retirements and its frees at once, so the peak is exact to within flush_every x threads.
+// reported: each thread folds its retirements and amortized frees into the shared counter
+// every thread_core::gauge_flush_every (32) of them, and a batch free at once, so the peak is
+// exact to within 32 x threads.
 #pragma once
 
 #include <cstdint>
