@@ -421,7 +421,17 @@ class occ_avl_tree {
     for (;;) {
       while (n != nullptr && parent_of(n) != nullptr) {
         const int c = condition(n);
-        if (c == nothing_required || is_unlinked(n->version.load(core::mo_acquire))) break;
+        if (is_unlinked(n->version.load(core::mo_acquire))) break;
+        if (c == nothing_required) {
+          // Confirmed under n's lock before the climb stops: the racy look may see a height
+          // that a concurrent repair, holding n's lock, is about to overwrite with one computed
+          // from a child height older than ours, and then neither climb would fix it (seen by
+          // smrbench's invariant check in about 1% of 20 ms runs). The lock orders the two: the
+          // later holder reads the other's child height and writes the right one.
+          const lock_guard held(n->lock);
+          if (condition(n) == nothing_required) break;
+          continue;
+        }
         if (c != unlink_required && c != rebalance_required) {
           const lock_guard held(n->lock);
           n = fix_height_nl(n);
