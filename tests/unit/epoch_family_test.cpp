@@ -315,6 +315,39 @@ TEST(Debra, ThreadInsideOperationBlocksConcurrentWorkers) {
   EXPECT_EQ(freed.load(), 2 * per_thread);
 }
 
+// A round counts checks for one epoch. A barrier (reclaim_now) moves the thread to a new epoch
+// outside an operation; the round it had begun must not carry over, or the checks it made in the
+// old epoch let it advance past a thread still inside an operation of that old epoch (found as
+// a use-after-free by the concurrent barrier stress under TSan).
+TEST(Debra, BarrierDoesNotCarryARoundIntoTheNextEpoch) {
+  smr::debra domain({.check_every = 1});
+  std::atomic<long> freed{0};
+  // Slots 0..3 in attach order: the worker's round checks them in that order.
+  auto idle_first = domain.attach();
+  auto worker = domain.attach();
+  auto reader = domain.attach();
+  auto idle_last = domain.attach();
+  const std::uint64_t e = domain.epoch();
+  // Three checks in epoch e (idle_first, the worker itself, the reader while quiescent): the
+  // round stops one short of idle_last.
+  for (int i = 0; i < 3; ++i) retire_one<smr::debra>(worker, freed);
+  ASSERT_EQ(domain.epoch(), e);
+  {
+    auto op = reader.begin_op();  // announces e and stays inside its operation
+    // The barrier's scan advances to e + 1 (the reader announced e), then waits: e + 2 needs the
+    // reader, and it times out.
+    EXPECT_FALSE(worker.reclaim_now(std::chrono::milliseconds(1)));
+    EXPECT_EQ(domain.epoch(), e + 1);
+    for (int i = 0; i < 20; ++i) empty_op<smr::debra>(worker);
+    EXPECT_EQ(domain.epoch(), e + 1) << "advanced past a thread inside an operation of epoch e";
+    EXPECT_EQ(freed.load(), 0);
+  }
+  EXPECT_TRUE(worker.reclaim_now());
+  EXPECT_EQ(freed.load(), 3);
+  (void)idle_first;
+  (void)idle_last;
+}
+
 TEST(Debra, IdleThreadBetweenOperationsDoesNotBlock) {
   // Unlike qsbr, an attached thread outside any operation is quiescent.
   smr::debra domain({.check_every = 1});

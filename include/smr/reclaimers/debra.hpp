@@ -56,7 +56,7 @@ struct debra_rule : detail::epoch_rule_base {
       this->observe(seen);  // still quiescent
       const std::uint64_t e = clock.announce(this->slot().announce, seen);
       this->observe(e);  // nothing to do unless the epoch moved while we announced
-      if (this->announced(e)) checked_ = 0;  // a new epoch starts a new round
+      this->announced(e);
       if (++ops_since_check_ >= this->domain().configuration().check_every) {
         ops_since_check_ = 0;
         check_next(e);
@@ -73,13 +73,22 @@ struct debra_rule : detail::epoch_rule_base {
    private:
     // One step of the round for epoch e; runs after announce(), whose fence the lemma needs.
     void check_next(std::uint64_t e) {
+      // A round counts checks made in one epoch. Reset on the epoch, not on this thread's own
+      // announcement changing in enter(): a barrier's period (reclaim_step) also announces, and
+      // checks carried over from an older epoch would let the round pass a thread that is still
+      // inside an operation of that epoch (tests/unit/epoch_family_test.cpp, Debra.Barrier...).
+      if (e != round_epoch_) {
+        round_epoch_ = e;
+        checked_ = 0;
+      }
       auto& registry = this->domain().registry();
       const std::size_t threads = registry.high_water();  // grows if threads join mid-round
       if (checked_ < threads && detail::epoch_clock::check(registry.slot_at(checked_).announce, e)) ++checked_;
       if (checked_ >= threads) this->clock().advance(e, this->tc());
     }
 
-    std::size_t checked_ = 0;  // threads of this round found quiescent or current
+    std::uint64_t round_epoch_ = 0;  // the epoch the current round checks for
+    std::size_t checked_ = 0;        // threads of this round found quiescent or current in it
     unsigned ops_since_check_ = 0;
   };
 };
