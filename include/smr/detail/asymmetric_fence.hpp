@@ -187,9 +187,12 @@ class operation_word_thread : public Base {
         word_(this->slot().operations.load(core::mo_relaxed)) {}
 
   // The light side of the pair: the odd value is published before any read of the operation.
-  // relaxed: nothing before it is published by it; the fence orders it against the reads.
+  // The fence orders it against those reads. release: a reader that reads this value (acquire)
+  // must also know that the previous operation has ended (rcu's grace period, token's debts),
+  // and since C++20 a release sequence no longer runs through plain stores, so this store
+  // carries publish_leave's release on (free on x86; stlr instead of str on Arm).
   void publish_enter() {
-    this->slot().operations.store(++word_, core::mo_relaxed);
+    this->slot().operations.store(++word_, core::mo_release);
     fences_.light();
   }
   // release: the operation's accesses happen before any reader that reads this value or a
