@@ -19,6 +19,8 @@
 //                           membarrier: nothing orders a reader's hazard store before its re-read.
 //   token_no_heavy_fence    Token-EBR whose forwarding past an idle-looking thread skips the
 //                           process-wide barrier: it may forward past a thread already reading.
+//   token_forgets_debts     Token-EBR whose ledger records no debt: the token is forwarded past
+//                           a thread inside an operation and its bags are freed all the same.
 //   rcu_no_heavy_fence      RCU whose grace period skips the process-wide barrier: its snapshot
 //                           may miss a reader that already reads.
 //   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
@@ -362,6 +364,21 @@ struct token_no_heavy_fence_rule : token_rule {
   using domain_state = detail::token_domain<Base, no_heavy_fence_pair>;
 };
 using token_no_heavy_fence = basic_domain<token_no_heavy_fence_rule>;
+
+// PLANTED BUG for token: a ledger that forgets every debt.
+struct forgetful_token_debts {
+  void record(std::size_t, std::uint64_t, std::uint64_t) {}
+  template <class WordOf>
+  std::uint64_t settle(WordOf&&) { return detail::token_debts::none; }  // the bug
+};
+
+struct token_forgets_debts_rule : token_rule {
+  static constexpr std::string_view name = "token_forgets_debts";
+  static constexpr std::string_view summary = "PLANTED BUG: forwards the token past busy threads without debts";
+  template <class Base>
+  using domain_state = detail::token_domain<Base, detail::asymmetric_fence_pair, forgetful_token_debts>;
+};
+using token_forgets_debts = basic_domain<token_forgets_debts_rule>;
 
 struct rcu_no_heavy_fence_rule : rcu_rule {
   static constexpr std::string_view name = "rcu_no_heavy_fence";

@@ -2,53 +2,70 @@
 // passing orders; token_af (the periodic order with amortized free) is its final algorithm.
 //
 // What it is: the attached threads form a ring ordered by registry id, and one token travels
-// around it; one lap is one epoch (stats: epochs). Each thread keeps two limbo bags: a retired
-// node goes to `current`. At the start of an operation a thread looks at its slot; if the token
-// is there it takes it, frees `previous`, moves `current` into `previous`, and passes the token
-// to the next attached thread. The order of the steps is the template parameter:
+// around it; one lap is one epoch (stats: epochs). A retired node goes to the thread's bag
+// `current`. At the start of an operation a thread looks at its slot; if the token is there it
+// takes it ("a receipt"), closes `current` (tagged with the lap), frees the bags closed at its
+// earlier receipts (a lap ago: the paper's `previous`), and passes the token to the next
+// attached thread. The order of the steps is the template parameter:
 //   naive       free, then pass: the next thread waits for the whole free (garbage piles up,
 //               Fig. 6);
 //   pass_first  pass, then free (Fig. 7);
 //   periodic    pass, then free, looking for the token again every `pass_check_every` frees of
 //               the batch and passing it straight on (Fig. 8). With amortized free (token_af)
 //               the batch is parked and freed a few nodes per operation (Fig. 9).
-// Keeping the token moving (smr's addition: the paper's threads never idle or leave). A thread
-// between operations holds no reference, so the token may go past it. Passes skip ids with no
-// owner; and a thread that did `forward_after` operations without receiving the token looks for
-// it, and if it waits at a thread that is between operations (or detached), takes it and passes
-// it on that thread's behalf ("forwards" it; the check costs one process-wide barrier, paid only
-// then). With `look_every` = k > 1 (smr's tunable; the paper looks at every operation) a thread
+// Keeping the token moving (smr's addition: the paper's threads never idle, leave, or outnumber
+// the cores). Passes skip ids with no owner; and a thread that did `forward_after` operations
+// without receiving the token looks for it, and takes it and passes it on its holder's behalf
+// ("forwards" it; one process-wide barrier, paid only then):
+//  - if the holder is between operations (or detached): it holds no reference, so the token
+//    may go past it;
+//  - if the holder is inside the same operation as at the forwarder's previous look (it is most
+//    likely descheduled: with more threads than cores the token would otherwise wait for one
+//    such thread after another, a lap lasting the sum of their time slices): the token goes
+//    past it all the same, and the forwarder records a debt in the ledger the token carries
+//    (detail/token_debts.hpp): the thread, its operation word and the lap. A bag is freed only
+//    once no unpaid debt could cover it; a debt is paid when its thread's word has moved on.
+// With `look_every` = k > 1 (smr's tunable; the paper looks at every operation) a thread
 // looks at its slot every k-th operation: the token waits there meanwhile, which slows a lap by
 // at most k operations per thread and saves the cache-line transfer of a receipt at every
-// operation when laps are short (few threads). A thread preempted inside an operation still holds the token up: that is what makes
-// any EBR safe.
+// operation when laps are short (few threads).
 //
 // Why it is safe (proof sketch). Every hand-over of the token is a release store into the
 // receiver's slot and an acquire RMW (exchange or CAS) by whoever takes it, so a lap is a
-// happens-before chain. Let T retire n between its receipts R(k-1) and R(k); T frees n at R(k+1)
-// (a forward past T is not a receipt). W, n's unlink, happens before R(k), hence before every
-// step of the lap from R(k) to R(k+1), which visits every id in ring order. Let O be an operation
-// of another thread U whose reads may miss W (the only kind that can reach n). U's id was:
+// happens-before chain, and the holders of the token (and of its ledger) are ordered by it.
+// Visits are ordered by (lap, id). Let T retire n between its receipts R(k-1) and R(k), in lap
+// l; the bag closed at R(k) carries l. T frees n at a receipt R(j), j > k (a forward past T is
+// not a receipt), at which every unpaid debt has a first lap of at least l + 2. W, n's unlink,
+// happens before R(k), hence before every step from R(k) to R(j), which visit every id in ring
+// order at least once. Let O be an operation of another thread U whose reads may miss W (the
+// only kind that can reach n). In the lap from R(k), U's id was:
 //  (a) passed by U itself, at the start of an operation O': O' and later operations read only
 //      after the acquire claim, so they observe W; O precedes O' and ended before U's release
-//      pass, which happens before R(k+1).
+//      pass, which happens before R(j).
 //  (b) forwarded by F: F claimed the token (acquire: W happens before), ran the heavy fence, and
-//      read U's operation word as even. That value is the release store ending U's latest
-//      operation (or the initial value), so U's earlier operations happen before F's pass. A later operation
-//      stores an odd value and runs the light fence before reading; F's read missed that store, so
-//      by the asymmetric pair (detail/asymmetric_fence.hpp) its reads observe W.
+//      read U's operation word w. A later operation stores a new odd value and runs the light
+//      fence before reading; F's read missed that store, so by the asymmetric pair
+//      (detail/asymmetric_fence.hpp) its reads observe W. If w is even, it is the release store
+//      ending U's latest operation (or the initial value): U's earlier operations happen before
+//      F's pass. If w is odd, F recorded the debt (U, w); O may be the operation w itself or an
+//      earlier one, which happens before the end of w. The debt's first lap L is at most this
+//      lap's (l or l + 1), so it holds n back while it stays in the ledger, that is, until a
+//      holder of the token (T, or one before it in the chain) reads (acquire) a word other than
+//      w: a release store made at or after w's end, so w happens before T's free. (Operation w
+//      began after U's visit in lap L - 1, which was not a forward past w: a bag closed in lap
+//      L - 2 or earlier never waits for it.)
 //  (c) skipped: after the light fence the passer read U's slot as unowned (acquire: U's release
 //      of the slot, if any, ends its operations) or beyond the high-water mark (where the lap
 //      wraps). A thread claims its slot and then runs the heavy fence before its first
 //      operation, so by the pair again its operations observe W.
-// T's own operations are sequential, and R(k+1) starts a new one. Orphans adopted at a receipt
+// T's own operations are sequential, and R(j) starts a new one. Orphans adopted at a receipt
 // were unlinked before their donation, hence before it, and wait one whole lap like n.
 //
-// When not to use it: a thread stalled or preempted inside an operation stops the token, so
-// garbage is unbounded (as for every EBR). The token visits threads one at a time: a lap takes
-// the sum, not the maximum, of the threads' delays in reaching their next operation, so with
-// more threads than cores a lap lasts several scheduler time slices and memory grows with it.
-// Batch frees of the naive and pass-first orders hold the token (Epochs §4): prefer token_af.
+// When not to use it: a thread stalled or preempted inside an operation keeps its debt unpaid,
+// so garbage is unbounded (as for every EBR), though the token keeps moving. Otherwise the
+// token visits threads one at a time: a lap takes the sum of the delays of the threads it does
+// not forward past. Batch frees of the naive and pass-first orders hold the token (Epochs §4):
+// prefer token_af.
 #pragma once
 
 #include <cstddef>
@@ -60,6 +77,7 @@
 #include "smr/core/domain.hpp"
 #include "smr/detail/asymmetric_fence.hpp"
 #include "smr/detail/limbo_bag.hpp"
+#include "smr/detail/token_debts.hpp"
 
 namespace smr {
 
@@ -75,7 +93,8 @@ struct token_slot : operation_word_slot {
   atomic<std::uint64_t> token{0};
 };
 
-template <class Base, class Pair = asymmetric_fence_pair>
+// Debts is another ledger only in the tests' planted bugs (tests/support/broken_reclaimers.hpp).
+template <class Base, class Pair = asymmetric_fence_pair, class Debts = token_debts>
 class token_domain : public asymmetric_fence_domain<Base, Pair> {
  public:
   using asymmetric_fence_domain<Base, Pair>::asymmetric_fence_domain;
@@ -84,6 +103,7 @@ class token_domain : public asymmetric_fence_domain<Base, Pair> {
   template <class, token_order>
   friend class token_thread;
   atomic<bool> issued_{false};  // the first attached thread creates the token
+  Debts debts_;                 // part of the token: only its holder touches it
 };
 
 template <class Base, token_order Order>
@@ -104,8 +124,8 @@ class token_thread : public operation_word_thread<Base> {
   // Between operations (the operation word is even): pass the token on if it waits here, hand the bags over.
   ~token_thread() {
     if (const std::uint64_t lap = claim()) pass_from(this->thread_id(), lap);
-    limbo_bag all = std::move(previous_);
-    all.splice(std::move(current_));
+    limbo_bag all = std::move(current_);
+    for (std::size_t i = 0; i < closed_count_; ++i) all.splice(std::move(closed_[i].bag));
     this->donate(std::move(all));
   }
 
@@ -122,26 +142,30 @@ class token_thread : public operation_word_thread<Base> {
     this->tc().note_retired();
   }
 
-  std::size_t unreclaimed() const { return current_.size() + previous_.size(); }
+  std::size_t unreclaimed() const {
+    std::size_t n = current_.size();
+    for (std::size_t i = 0; i < closed_count_; ++i) n += closed_[i].bag.size();
+    return n;
+  }
 
-  // Outside an operation: take the token if it is here, else look for one held up by an idle
-  // thread. Two receipts free everything this thread holds.
+  // Outside an operation: take the token if it is here, else look for one held up elsewhere.
+  // Two receipts free everything this thread holds, once the debts that cover it are paid.
   void reclaim_step() {
     if (this->slot().token.load(mo_relaxed) != 0)
       receive();
     else
-      forward_from_idle_thread();
+      forward_held_token();
   }
 
  private:
   // Every look_every operations: take the token if it waits here, else count towards looking
-  // for one held up by an idle thread.
+  // for one held up elsewhere.
   void look() {
     ops_since_look_ = 0;
     if (this->slot().token.load(mo_relaxed) != 0)
       receive();
     else if ((ops_without_token_ += look_every_) >= forward_after_) [[unlikely]]
-      forward_from_idle_thread();
+      forward_held_token();
   }
 
   // Takes the token from this thread's slot; 0 if it is not there (or was forwarded meanwhile).
@@ -155,9 +179,10 @@ class token_thread : public operation_word_thread<Base> {
     if (lap == 0) return;
     ops_without_token_ = 0;
     this->tc().record_instant(event_kind::garbage, unreclaimed());
-    // A whole lap has passed since `previous` was filled; orphans join the bag that waits a lap.
+    // Orphans join the bag closed now, which waits a lap like the thread's own.
     current_.splice(this->adopt_orphans());
-    limbo_bag safe = std::exchange(previous_, std::move(current_));
+    close(std::move(current_), lap);
+    limbo_bag safe = take_safe(lap, settle_debts());
     if constexpr (Order == token_order::naive) {
       this->release_safe(std::move(safe));
       pass_from(this->thread_id(), lap);
@@ -167,7 +192,7 @@ class token_thread : public operation_word_thread<Base> {
     } else {
       pass_from(this->thread_id(), lap);
       // A later receipt while freeing passes straight on; `current` is empty (nothing retired
-      // since), so there is nothing to move, and `previous` waits for the next receipt.
+      // since), so there is nothing to close, and the closed bags wait for the next receipt.
       this->release_safe(
           std::move(safe),
           [this] {
@@ -205,9 +230,10 @@ class token_thread : public operation_word_thread<Base> {
     registry.slot_at(next).token.store(lap, mo_release);
   }
 
-  // The token has not come by for forward_after operations: if it waits at a thread that is
-  // between operations, pass it on for that thread ((b) of the proof). Out of line: rare.
-  [[gnu::noinline]] void forward_from_idle_thread() {
+  // The token has not come by for forward_after operations: pass it on for its holder if the
+  // holder is between operations, or still inside the operation it was in at our previous look
+  // (with a debt); (b) of the proof. Out of line: rare.
+  [[gnu::noinline]] void forward_held_token() {
     ops_without_token_ = 0;
     auto& registry = this->domain().registry();
     const std::size_t ids = registry.high_water();
@@ -217,17 +243,67 @@ class token_thread : public operation_word_thread<Base> {
       // acquire: pairs with the passer's release, so the lap so far happens before the fence.
       std::uint64_t lap = s.token.load(mo_acquire);
       if (lap == 0) continue;
-      // The holder is inside an operation: only it may pass the token on. Checked before the
-      // barrier so that a busy holder costs nothing.
-      if (operation_word_slot::inside(s.operations.load(mo_relaxed))) return;
+      // relaxed: a hint, checked again after the barrier. A holder in a new operation is
+      // probably running and about to pass the token itself: remember it, and skip the barrier.
+      const std::uint64_t seen = s.operations.load(mo_relaxed);
+      if (operation_word_slot::inside(seen) && (id != stuck_id_ || seen != stuck_word_)) {
+        stuck_id_ = id;
+        stuck_word_ = seen;
+        return;
+      }
       this->fences().heavy();
-      // acquire: pairs with leave()'s release; the holder's operations happen before our pass.
-      if (operation_word_slot::inside(s.operations.load(mo_acquire))) return;
+      // acquire: pairs with the holder's release stores of its word: if even, its operations
+      // happen before our pass.
+      const std::uint64_t word = s.operations.load(mo_acquire);
       // acquire: as claim(); fails if the holder took the token itself meanwhile.
-      if (s.token.compare_exchange_strong(lap, 0, mo_acquire, mo_relaxed)) pass_from(id, lap);
+      if (!s.token.compare_exchange_strong(lap, 0, mo_acquire, mo_relaxed)) return;
+      if (operation_word_slot::inside(word)) this->domain().debts_.record(id, word, lap);
+      pass_from(id, lap);
       return;
     }
     // Not in any slot: a thread is between taking and passing it, and is running.
+  }
+
+  // Only while holding the token (the ledger is part of it): drops the paid debts and returns
+  // the lowest first lap among the unpaid (token_debts::none if every debt is paid).
+  std::uint64_t settle_debts() {
+    auto& registry = this->domain().registry();
+    return this->domain().debts_.settle([&registry](std::size_t id) {
+      // acquire: pairs with the debtor's release stores of its word (publish_leave, and
+      // publish_enter for the next operation): a word that moved on means the operation it was
+      // forwarded in has ended, and its accesses happen before our frees.
+      return registry.slot_at(id).operations.load(mo_acquire);
+    });
+  }
+
+  // Closes the bag of what was retired since the previous receipt (lap: this receipt's).
+  void close(limbo_bag&& bag, std::uint64_t lap) {
+    if (bag.empty()) return;
+    if (closed_count_ == max_closed) {
+      // Full (debts hold the oldest back): the oldest two become one with the later lap, so that
+      // the oldest nodes wait a little longer and the newest keep their own lap (merging into
+      // the newest instead would keep moving its lap, and with debts always unpaid somewhere, as
+      // when threads outnumber cores, it would never be freed).
+      closed_[0].bag.splice(std::move(closed_[1].bag));
+      closed_[0].lap = closed_[1].lap;
+      for (std::size_t i = 2; i < max_closed; ++i) closed_[i - 1] = std::move(closed_[i]);
+      --closed_count_;
+    }
+    closed_[closed_count_++] = {std::move(bag), lap};
+  }
+
+  // The closed bags that are safe at a receipt in lap `lap`: closed at an earlier receipt (a
+  // whole lap has passed since) and older, by two laps, than every unpaid debt.
+  limbo_bag take_safe(std::uint64_t lap, std::uint64_t lowest_unpaid) {
+    limbo_bag safe;
+    std::size_t taken = 0;
+    while (taken < closed_count_ && closed_[taken].lap < lap && closed_[taken].lap + 2 <= lowest_unpaid)
+      safe.splice(std::move(closed_[taken++].bag));
+    if (taken != 0) {
+      for (std::size_t i = taken; i < closed_count_; ++i) closed_[i - taken] = std::move(closed_[i]);
+      closed_count_ -= taken;
+    }
+    return safe;
   }
 
   const unsigned forward_after_;
@@ -235,8 +311,19 @@ class token_thread : public operation_word_thread<Base> {
   const unsigned pass_check_every_;
   unsigned ops_without_token_ = 0;
   unsigned ops_since_look_ = 0;
-  limbo_bag current_;   // retired since this thread's last receipt
-  limbo_bag previous_;  // retired in the lap before: freed at the next receipt
+  // The holder found inside an operation at our previous look, and its word then.
+  std::size_t stuck_id_ = static_cast<std::size_t>(-1);
+  std::uint64_t stuck_word_ = 0;
+  limbo_bag current_;  // retired since this thread's last receipt
+  // Bags closed at receipts, oldest first, each with the lap of its receipt; without debts only
+  // the latest is ever here (it is freed at the next receipt).
+  struct closed_bag {
+    limbo_bag bag;
+    std::uint64_t lap = 0;
+  };
+  static constexpr std::size_t max_closed = 8;
+  closed_bag closed_[max_closed];
+  std::size_t closed_count_ = 0;
 };
 
 }  // namespace detail
@@ -253,13 +340,13 @@ struct token_rule_with : rule_defaults {
   static constexpr reclaimer_traits traits{.protects_unlinked_traversal = true, .metrics = {.epochs = true}};
 
   struct config {
-    unsigned forward_after = 1024;    // operations without the token before looking for an idle holder
+    unsigned forward_after = 1024;    // operations without the token before looking for its holder
     unsigned pass_check_every = 100;  // periodic: frees between looks for the token (the paper's k)
     unsigned look_every = 1;          // operations between looks at the slot (the paper: every one)
   };
   static constexpr auto tunables = [] {
     constexpr tunable forward{"forward_after", &config::forward_after,
-                              "operations without the token before a thread forwards it past an idle holder", 1u};
+                              "operations without the token before a thread forwards it past a holder that is idle or still in one operation", 1u};
     constexpr tunable look{"look_every", &config::look_every,
                            "operations between looks for the token at the start of an operation (1: the paper)", 1u};
     if constexpr (Order == token_order::periodic)
