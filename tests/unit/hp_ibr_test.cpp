@@ -101,10 +101,12 @@ struct cfg<smr::ibr_2ge> {
   // protect happens before the workers start). It pins nodes born by hi and retired from lo
   // on: those alive when era lo began (the linked node and one in flight per worker) plus
   // those born in era lo (each worker stamps fewer than f before advancing the era itself).
-  // Add fewer than e retired since the bag's last scan.
+  // A bag holds what its last scan kept (at most those, P) plus fewer than max(e, kept / 4)
+  // retired since (detail/era_family.hpp, amortize_scans).
   static std::size_t per_thread_bound(unsigned workers) {
     const std::size_t pinned_per_interval = workers * f + workers + 1;
-    return (workers + 1) * pinned_per_interval + e;
+    const std::size_t pinned = (workers + 1) * pinned_per_interval;
+    return pinned + std::max<std::size_t>(e, pinned / 4);
   }
 };
 
@@ -452,8 +454,9 @@ TEST(Ibr2ge, EpochFrequencyScalesWithRegisteredThreads) {
 TEST(Ibr2ge, ReservationPinsOnlyOverlappingLifetimes) {
   using R = smr::ibr_2ge;
   freed_log::clear();
+  // A scan at every retirement (the paper's fixed period): each step below is exact.
   R domain(smr::ibr_2ge::config{.epoch_frequency = 1, .scale_epoch_frequency = false,
-                               .empty_frequency = 1});
+                               .empty_frequency = 1, .amortize_scans = false});
   auto pinner = domain.attach();
   auto reader = domain.attach();
   auto writer = domain.attach();
@@ -628,7 +631,7 @@ TEST(TagIbrWcas, SnapshotsPairEachPointerWithItsBirth) {
 template <class R>
 bool old_link_read_pins_a_younger_node() {
   freed_log::clear();
-  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1});
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1, .amortize_scans = false});
   auto reader = domain.attach();
   auto writer = domain.attach();
   tnode<R>* old_node = make_node<R>(writer, 1);
@@ -863,7 +866,43 @@ TEST(IbrEpoch, ReservationPinsWhatRetiresFromItsEraOn) {
     EXPECT_FALSE(freed_log::contains(3)) << "a node retired during the reservation was freed";
     EXPECT_FALSE(freed_log::contains(10)) << "ibr_epoch pins everything retired from its era on";
   }
-  retire_node<R>(writer, make_node<R>(writer, 99));
+  // Released: the next scan comes within max(empty_frequency, what the last scan kept)
+  // retirements (detail/era_family.hpp), at most the bag's size here.
+  const std::size_t bag = writer.unreclaimed();
+  for (std::size_t i = 0; i < bag && !freed_log::contains(3); ++i) retire_node<R>(writer, make_node<R>(writer, 99));
   EXPECT_TRUE(freed_log::contains(3));
   EXPECT_TRUE(freed_log::contains(10));
+}
+
+// A scan reads every node of the bag, so with many nodes pinned the next one waits for a quarter
+// as many retirements as it kept (detail/era_family.hpp): a retirement pays for at most five
+// node reads, and a bag holds at most 1.25 times what is pinned plus empty_frequency.
+TEST(EraFamily, ScanWaitsForAsManyRetirementsAsTheLastOneKept) {
+  using R = smr::ibr_epoch;  // pins everything retired from its era on: every node is kept
+  freed_log::clear();
+  constexpr unsigned every = 4;
+  R domain(R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = every});
+  auto reader = domain.attach();
+  auto writer = domain.attach();
+  std::size_t largest = 0;
+  {
+    auto g = reader.begin_op();
+    for (int i = 0; i < 100; ++i) {
+      retire_node<R>(writer, make_node<R>(writer, i));
+      largest = std::max(largest, writer.unreclaimed());
+    }
+    EXPECT_FALSE(freed_log::contains(0));
+  }
+  // Every scan kept all it saw: at retirements 4, 8, 12, 16, 20, 25, 31, 38, 47, 58, 72 and 90
+  // (each a quarter of the last, at least 4, after the one before); the next is due at 112.
+  EXPECT_EQ(largest, 100u);
+  retire_node<R>(writer, make_node<R>(writer, 1000));
+  EXPECT_FALSE(freed_log::contains(0)) << "scanned again before a quarter of what the last scan kept";
+  int more = 1;
+  while (!freed_log::contains(0) && more < 100) {
+    retire_node<R>(writer, make_node<R>(writer, 1000 + more));
+    ++more;
+  }
+  EXPECT_EQ(more, 12) << "the scan is due 22 retirements after the one that kept 90";
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(freed_log::contains(i)) << i;
 }

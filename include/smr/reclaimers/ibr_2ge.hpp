@@ -33,8 +33,10 @@
 //  relaxed.
 //
 // Bounds (Theorem 2): a thread allocates at most epoch_frequency nodes per era it advances, so
-// a stalled reservation [lower, upper] pins only nodes born by `upper`: finitely many. Scans
-// every `empty_frequency` retirements keep each bag within empty_frequency of what is pinned.
+// a stalled reservation [lower, upper] pins only nodes born by `upper`: finitely many. A scan
+// comes after max(empty_frequency, a quarter of what the last scan kept) retirements
+// (amortize_scans; the paper's every empty_frequency without it), which keeps each bag within
+// 1.25 times what is pinned plus empty_frequency (detail/era_family.hpp).
 // A thread that runs one operation forever (starved, not stalled) pins more and more (§4.3.1).
 //
 // When not to use it: searches that pass through unlinked nodes (NBR Table 1: protect() must

@@ -3,8 +3,9 @@
 //
 // What it is: a global era advances every `epoch_frequency` allocations of a thread (as the IBR
 // prototypes do; Fig. 2 counts retirements instead). An operation reserves the era current at
-// its start; every node records its retire era. A scan every `empty_frequency` retirements
-// frees each node retired before the smallest reservation. There is no per-pointer protection:
+// its start; every node records its retire era. A scan every `empty_frequency` retirements (or
+// a quarter of what the last scan kept, if more: amortize_scans) frees each node retired before
+// the smallest reservation. There is no per-pointer protection:
 // reading a link is one acquire load, and searches may pass through unlinked nodes, as in EBR.
 // In the era family's terms (detail/era_family.hpp) a reservation is the interval [e, none],
 // which meets every node retired from e on.

@@ -76,6 +76,7 @@ struct wfe_rule : detail::era_rule_base {
     unsigned epoch_frequency = 150;
     bool scale_epoch_frequency = true;
     unsigned empty_frequency = 30;
+    bool amortize_scans = true;
   };
   static constexpr auto tunables = std::tuple_cat(
       std::tuple{tunable{"slots", &config::slots, "published eras per thread (K)", 1u},
