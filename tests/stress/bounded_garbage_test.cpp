@@ -30,7 +30,11 @@
 //     (P + 1) B + reservation_slots (T + 1). No timeout is involved: waited rounds are counted
 //     and reported, not asserted (they depend on scheduling). After step 4 (exit waits for its
 //     rounds) at most the stalled thread's reservations remain.
-//   ibr_2ge (era every k allocations of a thread, unscaled; scan every f retirements). The
+//   ibr_2ge (era every k allocations of a thread, unscaled; scan every f retirements: the
+//     paper's period, amortize_scans off, whose bound this is; with amortized scans a pin that
+//     is large for a moment, as when a churn operation resumes after a preemption and raises its
+//     upper end past everything retired meanwhile, stays in the bag for a quarter as many
+//     retirements, which hp_ibr_test's StalledThreadBoundsGarbage states for its case). The
 //     stalled reservation [lower, upper] pins the nodes born by `upper` and retired after
 //     `lower`: the at most U nodes in the set at the stall, plus what is allocated before the era
 //     passes `upper`, at most k per churn thread (a thread advances the era itself at its k-th
@@ -43,7 +47,8 @@
 //   poibr: the same interval, raised only by root reads, on the Bonsai tree (at most U nodes in
 //     a version, and the allocations an update makes count toward k like any other): the same
 //     bounds.
-//   he (K slots, era every k allocations of a thread, unscaled; scan every f retirements). The
+//   he (K slots, era every k allocations of a thread, unscaled; scan every f retirements, as
+//     ibr_2ge). The
 //     stalled thread's one published era e pins the nodes born by e and retired from e on: as
 //     for ibr_2ge, at most U + T k, and that is what remains after step 4. While the churn runs
 //     each churn thread publishes up to K eras, each pinning the nodes alive in it: at most U
@@ -56,9 +61,9 @@
 //   nebr: as ebr (the stalled operation's region announcement stops the epoch).
 //   rcu: every grace period that starts after the stall snapshots the stalled thread's odd
 //     counter and never ends; a node retired after the stall waits in one of them.
-//   token: the token stops at the stalled thread (it is inside an operation, so it is never
-//     forwarded past it); a node retired after the stall needs its retiring thread to receive
-//     the token twice more, and it receives it at most once more.
+//   token: the token is forwarded past the stalled thread with a debt (it stays inside one
+//     operation); every bag closed after the stall is within two laps of the debt's first lap
+//     or later, and waits until the debt is paid, which it never is while the thread stalls.
 //   ibr_epoch: the era keeps advancing, but the stalled reservation [e, none] pins every node
 //     retired from e on, which is every node retired during the churn: the same assertion.
 // Peaks come from domain.stats().peak_unreclaimed (a gauge that may lag, never lead, by
@@ -130,7 +135,7 @@ struct garbage_spec<smr::ibr_2ge> {
   static constexpr unsigned k = 16;
   static constexpr unsigned f = 4;
   static smr::ibr_2ge::config config() {
-    return {.epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f};
+    return {.epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f, .amortize_scans = false};
   }
   static bounds bound() {
     const std::int64_t T = churn_threads, U = key_range;
@@ -157,7 +162,7 @@ struct garbage_spec<smr::he> {
   static constexpr unsigned k = 16;
   static constexpr unsigned f = 4;
   static smr::he::config config() {
-    return {.slots = K, .epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f};
+    return {.slots = K, .epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f, .amortize_scans = false};
   }
   static bounds bound() {
     const std::int64_t T = churn_threads, U = key_range;
@@ -176,7 +181,7 @@ struct garbage_spec<smr::wfe> {
   static constexpr unsigned k = garbage_spec<smr::he>::k;
   static constexpr unsigned f = garbage_spec<smr::he>::f;
   static smr::wfe::config config() {
-    return {.slots = K, .fast_path_attempts = 1, .epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f};
+    return {.slots = K, .fast_path_attempts = 1, .epoch_frequency = k, .scale_epoch_frequency = false, .empty_frequency = f, .amortize_scans = false};
   }
   static bounds bound() {
     const std::int64_t T = churn_threads, U = key_range;
