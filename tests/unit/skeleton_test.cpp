@@ -241,8 +241,8 @@ struct pooled_node : R::node_base {
 
 TYPED_TEST(Skeleton, ClassOperatorNewIsUsedForAllocationAndFree) {
   using R = TypeParam;
-  if constexpr (R::traits.counted_links) {
-    GTEST_SKIP() << "lfrc allocates type-stable blocks itself (refused at compile time)";
+  if constexpr (R::traits.type_stable_memory) {
+    GTEST_SKIP() << "lfrc and tag_ibr_tpa allocate type-stable blocks themselves (refused at compile time)";
   } else {
     class_news = 0;
     class_deletes = 0;
@@ -279,8 +279,8 @@ struct user_deleter {
 
 TYPED_TEST(Skeleton, UserAllocatedNodesRetireWithTheirDeleter) {
   using R = TypeParam;
-  if constexpr (R::traits.counted_links) {
-    GTEST_SKIP() << "lfrc frees only the type-stable nodes it allocated (refused at compile time)";
+  if constexpr (R::traits.type_stable_memory) {
+    GTEST_SKIP() << "lfrc and tag_ibr_tpa free only the type-stable nodes they allocated (refused at compile time)";
   } else {
     deleted_by_user = 0;
     {

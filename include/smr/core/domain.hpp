@@ -488,6 +488,9 @@ class basic_domain<Rule, FreePolicy>::handle
   // template that may not exist). Otherwise the node comes from construct_node and the rule
   // may stamp it.
   static constexpr bool rule_allocates = requires(handle& h, node_base* n) { h.state::dispose(n); };
+  static_assert(rule_allocates == Rule::traits.type_stable_memory,
+                "a rule that allocates its nodes itself (create/dispose hooks) must say so in its "
+                "traits (type_stable_memory), and only such a rule may");
 
   template <class T, class... Args>
   T* create_node(Args&&... args) {
@@ -584,8 +587,8 @@ class basic_domain<Rule, FreePolicy>::guard {
     static_assert(std::is_empty_v<Deleter> && std::is_default_constructible_v<Deleter>,
                   "retire(n, deleter): the deleter must be stateless and default-constructible");
     static_assert(!handle::rule_allocates,
-                  "retire(n, deleter): this reclaimer allocates its nodes itself (lfrc: type-stable "
-                  "memory), so nodes the user allocated cannot be retired");
+                  "retire(n, deleter): this reclaimer allocates its nodes itself (type-stable memory: "
+                  "lfrc, tag_ibr_tpa), so nodes the user allocated cannot be retired");
     if (!core::is_retired(n)) n->destroy = &core::destroy_with_deleter<T, Deleter>;
     h_->retire_node(n);
   }

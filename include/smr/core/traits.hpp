@@ -67,6 +67,11 @@ struct reclaimer_traits {
   // Links count references to their targets (lfrc's counted_link): a structure must leave every
   // node's lifetime to the counts, its teardown included.
   bool counted_links = false;
+  // Allocates its nodes itself, from memory it keeps for the domain's lifetime (lfrc's counted
+  // cells, tag_ibr_tpa's type-preserving pool): a node type's class operator new is not
+  // honoured, and nodes the user allocated cannot be retired with a deleter (both refused at
+  // compile time). The skeleton checks that the rule's create()/dispose() hooks agree.
+  bool type_stable_memory = false;
   // Frees retired nodes in batches, which the amortized-free policy can spread out (false for
   // lfrc, which frees each node when its last reference goes: it has no _af variant).
   bool batched_frees = true;

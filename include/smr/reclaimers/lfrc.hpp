@@ -77,18 +77,7 @@
 #include <vector>
 
 #include "smr/core/domain.hpp"
-#include "smr/detail/spinlock.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SMR_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SMR_ASAN 1
-#endif
-#endif
-#if defined(SMR_ASAN) && !defined(SMR_RELACY)
-#include <sanitizer/asan_interface.h>
-#endif
+#include "smr/detail/type_stable_memory.hpp"
 
 namespace smr {
 
@@ -189,13 +178,9 @@ class lfrc_pool {
   virtual ~lfrc_pool() {
     for (lfrc_cell* c = blocks_.load(core::mo_relaxed); c != nullptr;) {
       lfrc_cell* next = c->next_block;
-      unpoison(object(c));
+      unpoison_object(object(c), object_size_);
       c->~lfrc_cell();
-#if defined(SMR_RELACY)
-      rl::rl_free(c, RL_INFO);
-#else
-      free_block(c);
-#endif
+      free_block(c, align_);
       c = next;
     }
   }
@@ -218,7 +203,7 @@ class lfrc_pool {
         lfrc_cell* next = c->next_free.load(core::mo_relaxed);  // ordered by the acquire above
         lfrc_cell* expected = c;
         if (free_.compare_exchange_strong(expected, next, core::mo_acquire, core::mo_relaxed)) {
-          unpoison(object(c));
+          unpoison_object(object(c), object_size_);
           return c;
         }
       }
@@ -268,12 +253,7 @@ class lfrc_pool {
 
  private:
   lfrc_cell* fresh_block() {
-    const std::size_t bytes = offset_ + object_size_;
-#if defined(SMR_RELACY)
-    void* mem = rl::rl_malloc(bytes, RL_INFO);
-#else
-    void* mem = allocate_block(bytes);
-#endif
+    void* mem = allocate_block(offset_ + object_size_, align_);
     auto* c = ::new (mem) lfrc_cell(this);  // published with the node, by the write that links it
     // The list of every block: a Treiber push, read only by the single-threaded teardown.
     lfrc_cell* head = blocks_.load(core::mo_relaxed);
@@ -282,23 +262,6 @@ class lfrc_pool {
     } while (!blocks_.compare_exchange_weak(head, c, core::mo_release, core::mo_relaxed));
     return c;
   }
-
-#if !defined(SMR_RELACY)
-  // A node memory resource (smrbench's bounded pool) serves the blocks when one is installed;
-  // they go back to it only when the domain is destroyed. Otherwise the global operator new, its
-  // aligned form only for over-aligned blocks (the choice core/node.hpp makes, and the one the
-  // resource's own fallback makes).
-  void* allocate_block(std::size_t bytes) const {
-    if (auto* r = node_resource().load(std::memory_order_relaxed); r != nullptr) return r->allocate(bytes, align_);
-    if (align_ > __STDCPP_DEFAULT_NEW_ALIGNMENT__) return ::operator new(bytes, std::align_val_t{align_});
-    return ::operator new(bytes);
-  }
-  void free_block(void* p) const {
-    if (auto* r = node_resource().load(std::memory_order_relaxed); r != nullptr && r->owns(p)) return r->deallocate(p);
-    if (align_ > __STDCPP_DEFAULT_NEW_ALIGNMENT__) ::operator delete(p, std::align_val_t{align_});
-    else ::operator delete(p);
-  }
-#endif
 
   void push(lfrc_cell* c) {
     lfrc_cell* head = free_.load(core::mo_relaxed);
@@ -327,29 +290,13 @@ class lfrc_pool {
 
   void recycle(lfrc_cell* c) {
     const bool was_retired = destroy_object(c);
-    poison(object(c));
+    poison_object(object(c), object_size_);
     push(c);
     if (was_retired) {
       gauge_->add(-1);
       // release: the node's destruction happens before a barrier that counts it as freed.
       freed_->fetch_add(1, core::mo_release);
     }
-  }
-
-  void poison(void* obj) const {
-#if !defined(SMR_RELACY)
-    if (core::poison_on_free()) std::memset(obj, core::poison_byte, object_size_);
-#if defined(SMR_ASAN)
-    ASAN_POISON_MEMORY_REGION(obj, object_size_);
-#endif
-#endif
-    (void)obj;
-  }
-  void unpoison(void* obj) const {
-#if defined(SMR_ASAN) && !defined(SMR_RELACY)
-    ASAN_UNPOISON_MEMORY_REGION(obj, object_size_);
-#endif
-    (void)obj;
   }
 
   const void* const key_;
@@ -467,6 +414,7 @@ struct lfrc_rule {
       .reads_written_nodes = true,
       .slot_based_protection = true,
       .counted_links = true,
+      .type_stable_memory = true,
       .batched_frees = false,
       .metrics = {.protect_retries = true},
   };
@@ -491,10 +439,6 @@ struct lfrc_rule {
 #else
     using Base::Base;
 #endif
-    ~domain_state() {
-      for (auto& p : pools_) delete p.load(core::mo_relaxed);
-    }
-
     unsigned protect_slots() const { return this->configuration().slots; }
 
     core::stats_snapshot stats() {
@@ -522,32 +466,13 @@ struct lfrc_rule {
     // The free list of T's blocks, made on first use.
     template <class T>
     detail::lfrc_pool& pool_for() {
-      const void* key = &detail::lfrc_type_pool<T>::key;
-      for (auto& p : pools_) {
-        // acquire: pairs with the release store below (the pool is built).
-        detail::lfrc_pool* q = p.load(core::mo_acquire);
-        if (q == nullptr) break;
-        if (q->key() == key) return *q;
-      }
-      // Under the model checker a std::mutex would block the one OS thread its fibers share.
-      std::lock_guard<detail::spinlock> lock(pools_lock_);
-      for (auto& p : pools_) {
-        detail::lfrc_pool* q = p.load(core::mo_relaxed);
-        if (q == nullptr) {
-          q = new detail::lfrc_type_pool<T>(this->gauge(), freed_);
-          p.store(q, core::mo_release);
-          return *q;
-        }
-        if (q->key() == key) return *q;
-      }
-      throw std::length_error("lfrc: a domain serves at most " + std::to_string(max_node_types) + " node types");
+      return pools_.get(&detail::lfrc_type_pool<T>::key, [&](std::size_t) { return new detail::lfrc_type_pool<T>(this->gauge(), freed_); }, "lfrc");
     }
 
    private:
-    std::array<core::atomic<detail::lfrc_pool*>, max_node_types> pools_{};
-    detail::spinlock pools_lock_;
     core::atomic<std::uint64_t> freed_{0};    // retired nodes reclaimed (threads do not count them)
     core::atomic<std::uint64_t> retired_{0};  // the barrier's count (ordered with freed_)
+    detail::pools_by_type<detail::lfrc_pool, max_node_types> pools_;  // last: deleted first
   };
 
   template <class Base>
