@@ -61,6 +61,6 @@ auto free_policy_variants() {
 
 // Every reclamation rule of the library: the one line a new reclaimer adds here. smrbench, the
 // test suites and the docs' tables enumerate it, each rule with its free_policy_variants().
-using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, wfe_rule, ibr_epoch_rule, poibr_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, tag_ibr_wcas_rule, nbr_rule, nbr_plus_rule, lfrc_rule>;
+using all_rules = rule_list<none_rule, qsbr_rule, ebr_rule, nebr_rule, debra_rule, rcu_rule, token_naive_rule, token_pass_first_rule, token_rule, hp_rule, hp_asym_rule, he_rule, wfe_rule, ibr_epoch_rule, poibr_rule, ibr_2ge_rule, tag_ibr_rule, tag_ibr_faa_rule, tag_ibr_wcas_rule, tag_ibr_tpa_rule, nbr_rule, nbr_plus_rule, lfrc_rule>;
 
 }  // namespace smr

@@ -1,7 +1,9 @@
 // Relacy model of TagIBR (include/smr/reclaimers/tag_ibr.hpp) running the list model of
 // list_model.hpp (TagIBR refuses the Treiber stack of the other models). Built for tag_ibr
 // and, with SMR_MODEL_WCAS, for tag_ibr_wcas (the pair link: one model atomic, so Relacy
-// checks that protect() takes the pointer and its tag from one snapshot).
+// checks that protect() takes the pointer and its tag from one snapshot), and with
+// SMR_MODEL_TPA for tag_ibr_tpa (the birth read from the node: a freed node's destructor has
+// run in its pool block, so a read of it is reported as an access to a destroyed model atomic).
 //
 // Configuration: the era advances at every allocation (epoch_frequency = 1, not scaled) and
 // every retirement scans (empty_frequency = 1), so a removed node is freed as soon as it is
@@ -24,6 +26,9 @@ namespace {
 #if defined(SMR_MODEL_WCAS)
 using variant = smr::tag_ibr_wcas;
 constexpr const char* model_name = "tag_ibr_wcas / hm_list, 2 threads";
+#elif defined(SMR_MODEL_TPA)
+using variant = smr::tag_ibr_tpa;
+constexpr const char* model_name = "tag_ibr_tpa / hm_list, 2 threads";
 #else
 using variant = smr::tag_ibr;
 constexpr const char* model_name = "tag_ibr / hm_list, 2 threads";

@@ -1,5 +1,5 @@
 // Bounded garbage: one thread stalls inside an operation while others churn, and the schemes
-// that promise bounded garbage (hp, hp_asym, he, wfe, ibr_2ge, poibr, tag_ibr, tag_ibr_faa, tag_ibr_wcas, nbr, nbr_plus) must keep their unreclaimed
+// that promise bounded garbage (hp, hp_asym, he, wfe, ibr_2ge, poibr, tag_ibr, tag_ibr_faa, tag_ibr_wcas, tag_ibr_tpa, nbr, nbr_plus) must keep their unreclaimed
 // nodes under a bound derived from their configuration, while the epoch and quiescence schemes
 // (ebr, nebr, debra, qsbr, rcu, token) must keep every node retired since the stall (asserted too: the
 // test can tell the two kinds apart); ibr_epoch, IBR's epoch baseline, is asserted unbounded with them.
@@ -154,6 +154,9 @@ template <>
 struct garbage_spec<smr::tag_ibr_faa> : garbage_spec<smr::ibr_2ge> {};
 template <>
 struct garbage_spec<smr::tag_ibr_wcas> : garbage_spec<smr::ibr_2ge> {};
+// TagIBR-TPA raises to the birth era of the node it read, which is below the era at the read.
+template <>
+struct garbage_spec<smr::tag_ibr_tpa> : garbage_spec<smr::ibr_2ge> {};
 
 template <>
 struct garbage_spec<smr::he> {
@@ -330,7 +333,7 @@ outcome run_with_stalled_thread() {
 
 template <class R>
 class BoundedGarbage : public ::testing::Test {};
-using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::wfe, smr::ibr_2ge, smr::poibr, smr::tag_ibr, smr::tag_ibr_faa, smr::tag_ibr_wcas, smr::nbr, smr::nbr_plus, smr::ebr, smr::debra, smr::qsbr,
+using reclaimers = ::testing::Types<smr::hp, smr::hp_asym, smr::he, smr::wfe, smr::ibr_2ge, smr::poibr, smr::tag_ibr, smr::tag_ibr_faa, smr::tag_ibr_wcas, smr::tag_ibr_tpa, smr::nbr, smr::nbr_plus, smr::ebr, smr::debra, smr::qsbr,
                                     smr::nebr, smr::rcu, smr::token, smr::ibr_epoch>;
 TYPED_TEST_SUITE(BoundedGarbage, reclaimers, smr::test::reclaimer_name);
 

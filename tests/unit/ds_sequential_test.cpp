@@ -85,6 +85,14 @@ static_assert(!smr::compatible_v<smr::treiber_stack<key, smr::tag_ibr>, smr::tag
                   smr::compatible_v<smr::hash_map<key, smr::tag_ibr>, smr::tag_ibr>,
               "TagIBR reads the birth era of every written target: only structures that write "
               "pointers to protected or fresh nodes admit it");
+static_assert(smr::compatible_v<smr::treiber_stack<key, smr::tag_ibr_tpa>, smr::tag_ibr_tpa> &&
+                  smr::compatible_v<smr::ms_queue<key, smr::tag_ibr_tpa>, smr::tag_ibr_tpa> &&
+                  smr::compatible_v<smr::cr_list<key, smr::tag_ibr_tpa>, smr::tag_ibr_tpa> &&
+                  smr::compatible_v<smr::bonsai_tree<key, smr::tag_ibr_tpa>, smr::tag_ibr_tpa> &&
+                  !smr::compatible_v<smr::nm_tree<key, smr::tag_ibr_tpa>, smr::tag_ibr_tpa> &&
+                  !smr::compatible_v<smr::harris_list<key, smr::tag_ibr_tpa>, smr::tag_ibr_tpa>,
+              "TagIBR-TPA writes plain pointers and reads the birth from the node it protects: "
+              "every structure an interval scheme admits, the stack and the queue included");
 static_assert(smr::compatible_v<smr::cr_list<key, hp_like>, hp_like> &&
                   smr::compatible_v<smr::cr_list<key, smr::he>, smr::he> &&
                   smr::compatible_v<smr::cr_list<key, smr::ibr_2ge>, smr::ibr_2ge> &&

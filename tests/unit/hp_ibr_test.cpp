@@ -143,13 +143,15 @@ template <>
 struct cfg<smr::tag_ibr_faa> : cfg<smr::ibr_2ge> {};
 template <>
 struct cfg<smr::tag_ibr_wcas> : cfg<smr::ibr_2ge> {};
+template <>
+struct cfg<smr::tag_ibr_tpa> : cfg<smr::ibr_2ge> {};
 
 template <class R>
 class HpIbr : public ::testing::Test {
  protected:
   void SetUp() override { freed_log::clear(); }
 };
-using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::wfe, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa, smr::tag_ibr_wcas>;
+using robust_reclaimers = ::testing::Types<smr::hp, smr::he, smr::wfe, smr::ibr_2ge, smr::tag_ibr, smr::tag_ibr_faa, smr::tag_ibr_wcas, smr::tag_ibr_tpa>;
 TYPED_TEST_SUITE(HpIbr, robust_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(HpIbr, ProtectedNodeSurvivesOtherThreadsScans) {
@@ -657,7 +659,94 @@ TEST(TagIbr, ReadingAnOldLinkDoesNotRaiseTheReservation) {
   EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr>());
   EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr_faa>());
   EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr_wcas>());
+  EXPECT_FALSE(old_link_read_pins_a_younger_node<smr::tag_ibr_tpa>());
   EXPECT_TRUE(old_link_read_pins_a_younger_node<smr::ibr_2ge>()) << "ibr_2ge raises upper to the era";
+}
+
+// ---- tag_ibr_tpa: the type-preserving pool ----
+
+// The word protect() reads from a node that may be freed: a reused block's word never goes
+// below the birth of the node that was in it before (tag_ibr.hpp's argument for TPA), and a
+// node built outside the pool (a structure's member sentinel) reads as born before every era.
+TEST(TagIbrTpa, ABlockReusedForANewNodeKeepsItsBirthFromGoingDown) {
+  using R = smr::tag_ibr_tpa;
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1, .amortize_scans = false});
+  auto h = domain.attach();
+  tnode<R>* first = make_node<R>(h, 1);
+  const void* const block = first;
+  const std::uint64_t first_birth = first->birth_era;
+  EXPECT_EQ(first->preserved_birth(), first_birth);
+  retire_node<R>(h, first);
+  h.reclaim_now();
+  ASSERT_TRUE(freed_log::contains(1));
+  EXPECT_EQ(static_cast<const smr::tpa_node*>(static_cast<const tnode<R>*>(block))->preserved_birth(), first_birth)
+      << "freeing a node must leave its birth readable";
+  // This thread's private list holds the rest of the first chunk: the freed block comes back
+  // once that list runs out and the shared list is taken.
+  std::vector<tnode<R>*> made;
+  tnode<R>* reused = nullptr;
+  for (int i = 0; i < 1000 && reused == nullptr; ++i) {
+    tnode<R>* n = make_node<R>(h, 100 + i);
+    if (n == block) reused = n;
+    else made.push_back(n);
+  }
+  ASSERT_NE(reused, nullptr) << "a freed block was never handed out again";
+  EXPECT_GT(reused->birth_era, first_birth);
+  EXPECT_EQ(reused->preserved_birth(), reused->birth_era);
+  for (tnode<R>* n : made) retire_node<R>(h, n);
+  retire_node<R>(h, reused);
+
+  const tnode<R> sentinel(0);  // built outside the pool
+  EXPECT_EQ(sentinel.preserved_birth(), 0u);
+}
+
+// Each node type has its own blocks: memory once used for one type never holds another.
+TEST(TagIbrTpa, NodeTypesDoNotShareBlocks) {
+  using R = smr::tag_ibr_tpa;
+  struct other : R::node_base {
+    explicit other(int i) : id(i) {}
+    int id;
+  };
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1, .amortize_scans = false});
+  auto h = domain.attach();
+  std::set<const void*> of_tnode;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<tnode<R>*> a;
+    std::vector<other*> b;
+    {
+      auto g = h.begin_op();
+      for (int i = 0; i < 200; ++i) {
+        a.push_back(g.template create<tnode<R>>(i));
+        b.push_back(g.template create<other>(i));
+      }
+    }
+    for (tnode<R>* n : a) of_tnode.insert(n);
+    for (other* n : b) EXPECT_EQ(of_tnode.count(n), 0u) << "a block served two node types";
+    {
+      auto g = h.begin_op();
+      for (tnode<R>* n : a) g.retire(n);
+      for (other* n : b) g.retire(n);
+    }
+    h.reclaim_now();
+  }
+}
+
+// A node type whose tpa_node header is not at its start would have its birth read from the
+// wrong place: refused at its first node.
+TEST(TagIbrTpaDeathTest, ANodeTypeWithABaseBeforeTheHeaderIsRefused) {
+  using R = smr::tag_ibr_tpa;
+  struct first_base {
+    long payload = 0;
+  };
+  struct misplaced : first_base, R::node_base {};
+  EXPECT_DEATH(
+      {
+        R domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        (void)g.template create<misplaced>();
+      },
+      "tpa_node header does not start the object");
 }
 
 // Readers protect and read nodes that writers keep replacing and retiring with a scan at every

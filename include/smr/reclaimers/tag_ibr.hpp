@@ -1,5 +1,5 @@
 // TagIBR: tagged-pointer interval-based reclamation, Wen et al. (2018) §3.2 (Fig. 5), and its
-// variants TagIBR-FAA and TagIBR-WCAS (§3.2.1).
+// variants TagIBR-FAA, TagIBR-WCAS and TagIBR-TPA (§3.2.1).
 //
 // What it is: ibr_2ge's interval reservation [lower, upper] (detail/interval_reservation.hpp)
 // with a different bound for a read: every link carries, beside the pointer, a `born_before`
@@ -20,7 +20,11 @@
 //                and no slack. A write is one cmpxchg16b (a loop only where the paper's is: a
 //                CAS that finds its pointer with another tag); a read is one 16-byte load. The
 //                domain refuses to start on a CPU without cmpxchg16b.
-// (TagIBR-TPA, the tag in the node read through a type-preserving allocator, is not built.)
+//   tag_ibr_tpa  no tag in the link (§3.2.1, "Using a Type Preserving Allocator"): protect()
+//                reads the target's birth era from the node itself, through a type-preserving
+//                allocator (detail/type_preserving_pool.hpp) that keeps a freed node's memory for
+//                nodes of the same type in the same domain. Links are plain pointers and writes
+//                are plain writes: no extra word, no extra CAS, nothing read from the target.
 //
 // Why it is safe: ibr_2ge.hpp's (a)-(c) with the tag as the bound read after the link load L.
 // (a) becomes: birth(B) <= tag. The writer raised the tag to birth(B) (or more) before it wrote
@@ -31,6 +35,13 @@
 // that was written with it in one snapshot, and that tag is birth(B). (b) and
 // (c) do not involve the bound: protect() returns only pointers read after an upper covering
 // the tag was published and fenced (X), exactly as ibr_2ge's.
+// TPA: the bound is the word tpa_node::preserved_birth of the block L's pointer leads to, read
+// after L. By then B may be freed and its block reused: the pool keeps the block, and the word
+// only grows across reuses (a later node's birth is read from the era after B was retired, so it
+// is at least birth(B)). B's birth was stored before B's publication, which L acquires, so the
+// load reads birth(B) or a later node's birth, which is larger: the bound is at least birth(B),
+// (a). And if it lies within the fenced upper bound, so does birth(B): B was reserved before L
+// read it, was never freed, and the word read was B's own.
 //
 // Bounds: as ibr_2ge (IBR Theorem 2): a stalled reservation pins only nodes born by its upper.
 //
@@ -39,19 +50,26 @@
 // this thread allocated (or read earlier): the paper's read of the target's header is a
 // use-after-free when the target came from a frozen link of a marked node.
 //
-// When not to use it: as ibr_2ge (searches through unlinked nodes), and with structures that
-// write pointers they neither read through protect() in the same operation nor allocated (the
+// When not to use it: as ibr_2ge (searches through unlinked nodes), and, except tag_ibr_tpa,
+// with structures that write pointers they neither read through protect() in the same operation nor allocated (the
 // Treiber stack's push, the Michael-Scott queue's tail swing:
 // ds_requirements::writes_unprotected_pointers), whose targets may already be freed when their
 // header is read. Links are twice the size of a pointer. One TagIBR operation at a time per
 // thread (the cache of read tags is per thread; nested operations of another TagIBR domain
-// would clear it).
+// would clear it). tag_ibr_tpa: the memory of its nodes goes back to the system only when the
+// domain is destroyed (a domain that once held a million nodes keeps their blocks); a node type
+// whose tpa_node header does not start the object (another base before it) is refused when its
+// first node is made; and a class operator new of a node type is not honoured (refused at
+// compile time). Its node header is 16 bytes longer than ibr_2ge's.
 //
 // Usage contract: retire only nodes already unlinked; write into links only pointers read
 // through protect() in the same operation, or to nodes this thread allocated (or null).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -62,6 +80,7 @@
 #include "smr/core/marked_ptr.hpp"
 #include "smr/detail/era_family.hpp"
 #include "smr/detail/interval_reservation.hpp"
+#include "smr/detail/type_preserving_pool.hpp"
 
 namespace smr {
 
@@ -295,6 +314,23 @@ struct exact_tag_bound {
   static void created(const void* p) { this_thread_read_tags().forget(p); }
 };
 
+// TagIBR-TPA's bound: the birth era preserved in the node, read after the pointer.
+struct preserved_birth_bound {
+  template <class T>
+  using link = core::atomic_marked_ptr<T>;
+  template <class T, class Era>
+  static bound_read<T> read(const link<T>& src, Era) {
+    // acquire: pairs with the release write that published the node (and its birth), (a); the
+    // birth load after it is relaxed, which is all (a) needs.
+    const core::marked_ptr<T> p = src.load(core::mo_acquire);
+    const tpa_node* n = p.get();
+    return {p, n == nullptr ? 0 : n->preserved_birth()};
+  }
+  static void returned(const void*, std::uint64_t) {}
+  static void entered() {}
+  static void created(const void*) {}
+};
+
 }  // namespace detail
 
 template <class Raise>
@@ -319,6 +355,104 @@ struct tag_ibr_wcas_rule : detail::interval_rule<detail::exact_tag_bound> {
   using domain_state = detail::wcas_era_domain<Base>;
 };
 
+struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
+  static constexpr std::string_view name = "tag_ibr_tpa";
+  static constexpr std::string_view summary =
+      "TagIBR-TPA: TagIBR that reads each node's birth era from the node, through a type-preserving allocator (Wen et al. 2018, §3.2.1)";
+  // Writes read nothing from their targets, so structures that write unprotected pointers (the
+  // Treiber stack, the Michael-Scott queue) are admitted.
+  static constexpr reclaimer_traits traits{.protects_persistent_traversal = true, .bounded_garbage = true, .type_stable_memory = true, .metrics = {.epochs = true}};
+  using node_base = tpa_node;
+  // Node types one domain serves (each has its own pool).
+  static constexpr std::size_t max_node_types = 8;
+
+  template <class Base>
+  class domain_state : public detail::era_domain<Base> {
+   public:
+    using detail::era_domain<Base>::era_domain;
+    // What exited threads left is freed now, while the pools exist (the core would free it after
+    // this destructor).
+    ~domain_state() {
+      detail::limbo_bag left = this->adopt();
+      while (core::retired_node* n = left.pop_front()) core::free_node(n);
+    }
+
+    // The pool of T's blocks, made on first use.
+    template <class T>
+    detail::tpa_pool& pool_for() {
+      return pools_.get(&type_key<T>, [](std::size_t i) { return new detail::tpa_pool(&type_key<T>, sizeof(T), alignof(T), static_cast<unsigned>(i)); }, name);
+    }
+
+   private:
+    template <class T>
+    static inline const char type_key = 0;  // its address names T
+    detail::pools_by_type<detail::tpa_pool, max_node_types> pools_;
+  };
+
+  template <class Base>
+  class thread_state : public detail::interval_rule<detail::preserved_birth_bound>::thread_state<Base> {
+    using interval_base = detail::interval_rule<detail::preserved_birth_bound>::thread_state<Base>;
+
+   protected:
+    using interval_base::interval_base;
+    // The blocks this thread took and did not use go back to their pools.
+    ~thread_state() {
+      for (std::size_t i = 0; i < max_node_types; ++i)
+        if (pools_[i] != nullptr) pools_[i]->give_back(free_[i]);
+    }
+
+    // IBR's alloc() on a block of T's pool: from this thread's list, else everything freed since
+    // the last take, else fresh blocks.
+    template <class T, class... Args>
+    T* create(Args&&... args) {
+      static_assert(!detail::has_class_operator_new<T>,
+                    "tag_ibr_tpa allocates nodes from its type-preserving pool: a node type's class "
+                    "operator new cannot be honoured");
+      detail::tpa_pool& pool = this->domain().template pool_for<T>();
+      const unsigned i = pool.index();
+      pools_[i] = &pool;
+      tpa_node*& chain = free_[i];
+      if (chain == nullptr) chain = pool.take_all();
+      if (chain == nullptr) chain = pool.fresh_chain();
+      tpa_node* const block = pool.pop(chain);
+      T* node;
+      detail::tpa_building_in_pool = true;
+      try {
+        node = ::new (static_cast<void*>(block)) T(std::forward<Args>(args)...);
+      } catch (...) {
+        detail::tpa_building_in_pool = false;
+        pool.recycle(block);
+        throw;
+      }
+      detail::tpa_building_in_pool = false;
+      if (static_cast<tpa_node*>(node) != block)
+        detail::misuse("tag_ibr_tpa: a node type whose tpa_node header does not start the object (a base class before it)");
+      pool.adopt(node);
+      node->destroy = &recycle<T>;
+      this->on_create(node);
+      pool.set_birth(node, node->birth_era);
+      return node;
+    }
+
+    // A node never published goes straight back.
+    void dispose(tpa_node* n) { core::free_node(n); }
+
+   private:
+    // The nodes' destroy hook: the block goes back to its pool, never to the system.
+    template <class T>
+    static void recycle(core::retired_node* r) {
+      T* const node = static_cast<T*>(r);
+      tpa_node* const block = node;
+      detail::tpa_pool& pool = detail::tpa_pool::of(block);
+      node->~T();
+      pool.recycle(block);
+    }
+
+    std::array<tpa_node*, max_node_types> free_{};             // this thread's blocks, per pool
+    std::array<detail::tpa_pool*, max_node_types> pools_{};  // the pool of free_[i]
+  };
+};
+
 template <class FreePolicy = core::batch_free> using basic_tag_ibr = basic_domain<tag_ibr_rule, FreePolicy>;
 using tag_ibr = basic_tag_ibr<>;
 using tag_ibr_af = basic_tag_ibr<core::amortized_free<>>;
@@ -328,5 +462,8 @@ using tag_ibr_faa_af = basic_tag_ibr_faa<core::amortized_free<>>;
 template <class FreePolicy = core::batch_free> using basic_tag_ibr_wcas = basic_domain<tag_ibr_wcas_rule, FreePolicy>;
 using tag_ibr_wcas = basic_tag_ibr_wcas<>;
 using tag_ibr_wcas_af = basic_tag_ibr_wcas<core::amortized_free<>>;
+template <class FreePolicy = core::batch_free> using basic_tag_ibr_tpa = basic_domain<tag_ibr_tpa_rule, FreePolicy>;
+using tag_ibr_tpa = basic_tag_ibr_tpa<>;
+using tag_ibr_tpa_af = basic_tag_ibr_tpa<core::amortized_free<>>;
 
 }  // namespace smr

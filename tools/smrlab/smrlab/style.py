@@ -43,6 +43,7 @@ RECLAIMERS = {
     "tag_ibr":   ("interval",       "#f16913", "H"),
     "tag_ibr_faa": ("interval",     "#fdae6b", "<"),
     "tag_ibr_wcas": ("interval",    "#fd8d3c", "8"),
+    "tag_ibr_tpa": ("interval",     "#e6550d", "^"),
     "wfe":       ("interval",       "#7f2704", "*"),
     "nbr":       ("neutralization", "#cb181d", "o"),
     "nbr_plus":  ("neutralization", "#67000d", "s"),
