@@ -16,15 +16,17 @@
 // Both stay addressable under ASan and untouched by poison mode; the rest of a free block is
 // poisoned (detail/type_stable_memory.hpp).
 //
-// Free lists. Every pool has one shared list: a free pushes the block (a Treiber push, one CAS),
-// and a thread that runs out takes the whole list at once (one exchange). Neither suffers ABA:
-// a push never reads a block it does not own, and a take never compares. Each thread keeps what
-// it took in its own list (its handle's), so an allocation is a pop from a private list. In
+// Free lists. Every pool has 16 shared lists (stripes, one cache line each): a free pushes the
+// block onto its thread's stripe (a Treiber push, one CAS), and a thread that runs out takes a
+// whole stripe at once (one exchange), its own first. Neither suffers ABA: a push never reads a
+// block it does not own, and a take never compares. Each thread keeps what it took in its own
+// list (its handle's), so an allocation is a pop from a private list. In
 // poison mode a freed block first waits in a FIFO quarantine, so that a late reader sees poison
 // rather than the next node.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -100,12 +102,18 @@ class tpa_pool {
   const void* key() const { return key_; }
   unsigned index() const { return index_; }
 
-  // Every block freed since the last take, as a chain the caller now owns (null if none).
+  // Blocks freed since the last take, as a chain the caller now owns (null if none): the
+  // calling thread's stripe first, else the first other stripe that has any.
   tpa_node* take_all() {
-    if (free_.load(core::mo_relaxed) == nullptr) return nullptr;
-    // acquire: pairs with the release CAS of every push (the freed node's destruction, its
-    // poisoning and next_free happen before we reuse the block).
-    return free_.exchange(nullptr, core::mo_acquire);
+    const unsigned mine = this_thread_stripe();
+    for (unsigned k = 0; k < stripes; ++k) {
+      core::atomic<tpa_node*>& head = free_[(mine + k) % stripes].head;
+      if (head.load(core::mo_relaxed) == nullptr) continue;
+      // acquire: pairs with the release CAS of every push (the freed node's destruction, its
+      // poisoning and next_free happen before we reuse the block).
+      if (tpa_node* chain = head.exchange(nullptr, core::mo_acquire); chain != nullptr) return chain;
+    }
+    return nullptr;
   }
 
   // A chain of fresh blocks (their preserved birth 0). One block at a time while a node memory
@@ -187,18 +195,32 @@ class tpa_pool {
 
  private:
   static constexpr std::size_t quarantine_capacity = 4096;
+  // Shared free lists per pool, each on its own cache line: a free pushes to its thread's
+  // stripe, so threads freeing at once do not take turns at one line, and a thread that takes
+  // blocks gets its own frees back first (warm in its cache) before it takes another's.
+  static constexpr unsigned stripes = 16;
 
   struct chunk {
     void* memory;
     std::size_t bytes;
   };
 
+  // Onto the calling thread's stripe.
   void push_chain(tpa_node* first, tpa_node* last) {
-    tpa_node* head = free_.load(core::mo_relaxed);
+    core::atomic<tpa_node*>& head = free_[this_thread_stripe()].head;
+    tpa_node* seen = head.load(core::mo_relaxed);
     do {
-      last->link_.next_free = head;
+      last->link_.next_free = seen;
       // release: see take_all().
-    } while (!free_.compare_exchange_weak(head, first, core::mo_release, core::mo_relaxed));
+    } while (!head.compare_exchange_weak(seen, first, core::mo_release, core::mo_relaxed));
+  }
+
+  // A thread's stripe: threads numbered in order of first use, round robin. Only a spread: any
+  // thread may push to or take from any stripe.
+  static unsigned this_thread_stripe() {
+    static std::atomic<unsigned> next{0};
+    thread_local const unsigned mine = next.fetch_add(1, std::memory_order_relaxed) % stripes;
+    return mine;
   }
 
   // Poisons a free block's node, except the two words that outlive it.
@@ -213,7 +235,10 @@ class tpa_pool {
   const void* const key_;
   const unsigned index_;
   const std::size_t object_size_, align_, stride_;
-  core::atomic<tpa_node*> free_{nullptr};
+  struct alignas(cache_line) stripe {
+    core::atomic<tpa_node*> head{nullptr};
+  };
+  std::array<stripe, stripes> free_{};
   spinlock chunks_lock_;
   std::vector<chunk> chunks_;
 #if !defined(SMR_RELACY)

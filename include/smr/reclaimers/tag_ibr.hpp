@@ -51,8 +51,8 @@
 // use-after-free when the target came from a frozen link of a marked node.
 //
 // When not to use it: as ibr_2ge (searches through unlinked nodes), and, except tag_ibr_tpa,
-// with structures that write pointers they neither read through protect() in the same operation nor allocated (the
-// Treiber stack's push, the Michael-Scott queue's tail swing:
+// with structures that write pointers they neither read through protect() in the same
+// operation nor allocated (the Treiber stack's push, the Michael-Scott queue's tail swing:
 // ds_requirements::writes_unprotected_pointers), whose targets may already be freed when their
 // header is read. Links are twice the size of a pointer. One TagIBR operation at a time per
 // thread (the cache of read tags is per thread; nested operations of another TagIBR domain
@@ -62,8 +62,9 @@
 // first node is made; and a class operator new of a node type is not honoured (refused at
 // compile time). Its node header is 16 bytes longer than ibr_2ge's.
 //
-// Usage contract: retire only nodes already unlinked; write into links only pointers read
-// through protect() in the same operation, or to nodes this thread allocated (or null).
+// Usage contract: retire only nodes already unlinked; except with tag_ibr_tpa, write into links
+// only pointers read through protect() in the same operation, or to nodes this thread allocated
+// (or null).
 #pragma once
 
 #include <array>
