@@ -402,8 +402,8 @@ struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
         if (pools_[i] != nullptr) pools_[i]->give_back(free_[i]);
     }
 
-    // IBR's alloc() on a block of T's pool: from this thread's list, else everything freed since
-    // the last take, else fresh blocks.
+    // IBR's alloc() on a block of T's pool: from this thread's list, else a whole stripe of
+    // freed blocks (this thread's own first), else fresh blocks.
     template <class T, class... Args>
     T* create(Args&&... args) {
       static_assert(!detail::has_class_operator_new<T>,
