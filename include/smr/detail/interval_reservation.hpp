@@ -144,8 +144,15 @@ struct interval_rule : era_rule_base {
   };
 };
 
+// The hooks of a bound that keeps nothing per thread (ibr_2ge's, tag_ibr_tpa's).
+struct no_bound_hooks {
+  static void returned(const void*, std::uint64_t) {}
+  static void entered() {}
+  static void created(const void*) {}
+};
+
 // ibr_2ge's bound: the global era, read after the link.
-struct global_era_bound {
+struct global_era_bound : no_bound_hooks {
   template <class T>
   using link = core::atomic_marked_ptr<T>;
   template <class T, class Era>
@@ -154,9 +161,6 @@ struct global_era_bound {
     const core::marked_ptr<T> p = src.load(core::mo_acquire);
     return {p, era()};
   }
-  static void returned(const void*, std::uint64_t) {}
-  static void entered() {}
-  static void created(const void*) {}
 };
 
 }  // namespace smr::detail

@@ -85,8 +85,7 @@ namespace detail {
 class tpa_pool {
  public:
   tpa_pool(const void* type_key, std::size_t object_size, std::size_t align, unsigned index)
-      : key_(type_key), index_(index), object_size_(object_size), align_(align),
-        stride_((object_size + align - 1) / align * align) {}
+      : key_(type_key), index_(index), object_size_(object_size), align_(align) {}
   tpa_pool(const tpa_pool&) = delete;
   tpa_pool& operator=(const tpa_pool&) = delete;
 
@@ -121,9 +120,9 @@ class tpa_pool {
   tpa_node* fresh_chain() {
     std::size_t n = 1;
 #if !defined(SMR_RELACY)
-    if (node_resource().load(std::memory_order_relaxed) == nullptr) n = std::clamp<std::size_t>(8192 / stride_, 1, 64);
+    if (node_resource().load(std::memory_order_relaxed) == nullptr) n = std::clamp<std::size_t>(8192 / object_size_, 1, 64);
 #endif
-    const std::size_t bytes = n * stride_;
+    const std::size_t bytes = n * object_size_;
     char* memory = static_cast<char*>(allocate_block(bytes, align_));
     {
       std::lock_guard<spinlock> g(chunks_lock_);
@@ -136,7 +135,7 @@ class tpa_pool {
     }
     tpa_node* first = nullptr;
     for (std::size_t i = n; i-- > 0;) {
-      auto* b = reinterpret_cast<tpa_node*>(memory + i * stride_);
+      auto* b = reinterpret_cast<tpa_node*>(memory + i * object_size_);
       std::atomic_ref<std::uint64_t>(b->preserved_birth_).store(0, std::memory_order_relaxed);
       b->link_.next_free = first;
       poison_free_object(b);
@@ -234,7 +233,8 @@ class tpa_pool {
 
   const void* const key_;
   const unsigned index_;
-  const std::size_t object_size_, align_, stride_;
+  // object_size_ is also the stride of a chunk: sizeof(T) is a multiple of alignof(T).
+  const std::size_t object_size_, align_;
   struct alignas(cache_line) stripe {
     core::atomic<tpa_node*> head{nullptr};
   };

@@ -280,9 +280,19 @@ class exact_tag_ptr {
 
 namespace detail {
 
+// The bounds whose writes cover their targets with the tag they were read with (TagIBR and
+// TagIBR-WCAS): protect() notes each tag, an operation starts with none, a new node drops any.
+struct read_tag_hooks {
+  static void returned(const void* p, std::uint64_t tag) {
+    if (p != nullptr) this_thread_read_tags().note(p, tag);
+  }
+  static void entered() { this_thread_read_tags().clear(); }
+  static void created(const void* p) { this_thread_read_tags().forget(p); }
+};
+
 // TagIBR's bound: the tag of the link just read.
 template <class Raise>
-struct born_before_bound {
+struct born_before_bound : read_tag_hooks {
   template <class T>
   using link = born_before_ptr<T, Raise>;
   template <class T, class Era>
@@ -291,15 +301,10 @@ struct born_before_bound {
     const core::marked_ptr<T> p = src.load(core::mo_acquire);
     return {p, src.born_before(core::mo_relaxed)};
   }
-  static void returned(const void* p, std::uint64_t tag) {
-    if (p != nullptr) this_thread_read_tags().note(p, tag);
-  }
-  static void entered() { this_thread_read_tags().clear(); }
-  static void created(const void* p) { this_thread_read_tags().forget(p); }
 };
 
 // TagIBR-WCAS's bound: the tag read with the pointer in one snapshot.
-struct exact_tag_bound {
+struct exact_tag_bound : read_tag_hooks {
   template <class T>
   using link = exact_tag_ptr<T>;
   template <class T, class Era>
@@ -308,15 +313,10 @@ struct exact_tag_bound {
     const auto [p, tag] = src.load_tagged(core::mo_acquire);
     return {p, tag};
   }
-  static void returned(const void* p, std::uint64_t tag) {
-    if (p != nullptr) this_thread_read_tags().note(p, tag);
-  }
-  static void entered() { this_thread_read_tags().clear(); }
-  static void created(const void* p) { this_thread_read_tags().forget(p); }
 };
 
 // TagIBR-TPA's bound: the birth era preserved in the node, read after the pointer.
-struct preserved_birth_bound {
+struct preserved_birth_bound : no_bound_hooks {
   template <class T>
   using link = core::atomic_marked_ptr<T>;
   template <class T, class Era>
@@ -327,9 +327,6 @@ struct preserved_birth_bound {
     const tpa_node* n = p.get();
     return {p, n == nullptr ? 0 : n->preserved_birth()};
   }
-  static void returned(const void*, std::uint64_t) {}
-  static void entered() {}
-  static void created(const void*) {}
 };
 
 }  // namespace detail
