@@ -47,7 +47,7 @@ test: test-asan test-tsan test-release test-python test-consumer
 
 # The long stress run, not part of `make test`: every stress suite (ctest label `stress`) at
 # SMR_STRESS_SCALE 10 x TORTURE_SCALE with release (poison mode) and ASan, and 2 x TORTURE_SCALE
-# with TSan (the test presets run ASan at 6, release at 4, TSan at 1), and the longest Relacy
+# with TSan (the test presets run ASan and release at 4, TSan at 1), and the longest Relacy
 # context-bound searches (ctest label `torture`). Over an hour at the default scale of 8 on two
 # cores.
 TORTURE_SCALE ?= 8

@@ -5,12 +5,14 @@
 // signal context), so this file restates its protocol step for step on core::atomic, with the
 // same memory orders, and runs it on a Treiber stack whose nodes carry an rl::atomic link and
 // an rl::var payload (freed-memory and data-race detection as in stack_model.hpp):
-//   phase word      +1 entering a read phase (acq_rel RMW, odd = restartable), +1 in reserve()
-//                   (release RMW, even), +2 by the handler (acq_rel RMW), which restarts the
-//                   read phase iff the value it replaced was odd;
-//   reservations    stored relaxed before reserve()'s RMW, cleared with release stores;
-//   a round         seq_cst fence; an acq_rel fetch_add(0) snapshot of every other thread's
-//                   phase; a signal to each odd one; the round stays pending, and each later
+//   phase word      stored only by its owner, release: the next odd value entering a read phase
+//                   (odd = restartable), the next even one in reserve(), a larger odd one when
+//                   a neutralized read phase starts over; the handler writes nothing and
+//                   restarts the read phase iff the word is odd;
+//   reservations    stored relaxed before reserve()'s store, cleared with release stores;
+//   a round         the process-wide barrier (rl::systemwide_fence, membarrier's model); an
+//                   acquire snapshot of every other thread's phase word; a signal to each odd
+//                   one; the round stays pending, and each later
 //                   look (acquire loads) checks whether every odd word has changed; once so,
 //                   an acquire scan of the reservations and the unreserved nodes of the
 //                   round's batch are freed, the reserved ones go back to the bag. With
@@ -29,9 +31,13 @@
 // second retirement waits at the cap when its first round is still pending; each thread both
 // reclaims and gets neutralized, and completes its last round on its way out.
 //
-// Planted bug (SMR_MODEL_PLANTED): a round frees its batch without waiting for the signalled
-// threads' phase words to change (tests' planted_nbr): a reader still inside its read phase,
-// holding a node it has not reserved, reads it after the free.
+// Planted bugs:
+//  relacy_nbr_planted (SMR_MODEL_PLANTED): a round frees its batch without waiting for the
+//    signalled threads' phase words to change (tests' planted_nbr): a reader still inside its
+//    read phase, holding a node it has not reserved, reads it after the free.
+//  relacy_nbr_planted_barrier (+ SMR_MODEL_PLANT_NO_BARRIER): the round's process-wide barrier
+//    becomes a seq_cst fence on the reclaimer's side only: a reader's odd phase store, still in
+//    its store buffer, is missed by the snapshot while its loads already read the node.
 //
 // Explored: see docs/verification.md.
 #include <optional>
@@ -46,8 +52,15 @@ using smr::model::nbr::max_value;
 
 struct nbr_model : nbr_protocol<nbr_model, 2> {
   // The plant: free without waiting for the signalled threads to move on.
+#if defined(SMR_MODEL_PLANT_NO_BARRIER)
+  static constexpr bool skip_ack_wait = false;
+  static constexpr bool drop_barrier = true;
+#else
   static constexpr bool skip_ack_wait = smr::model::planted;
+  static constexpr bool drop_barrier = false;
+#endif
   static constexpr bool numbered_rounds = false;  // NBR alone: nbr_plus_model.cpp has them
+  static constexpr bool symmetric_fences = false;  // membarrier: nbr_plus_model.cpp has the fallback
 
   static constexpr unsigned max_pending_rounds = 1;
 

@@ -8,10 +8,11 @@
 //     their round_done twice; once one is above what it bookmarked, it frees its unreserved
 //     bookmarked nodes without signalling anyone;
 //   thread 1 pops twice: a reader whose read phases may hold thread 0's node;
-//   thread 2 pushes a node, then runs one round (acquire begin RMW, fence, snapshots, signals;
+//   thread 2 pushes a node, then runs one round (acquire begin RMW, barrier, snapshots, signals;
 //     then, on its way out, the wait for the round to complete and the release store of its
 //     number).
-// Signals are delivered late or early at every step, as in nbr_model.cpp.
+// Signals are delivered late or early at every step, as in nbr_model.cpp. The fence pair is
+// its fallback, seq_cst fences on both sides (why: symmetric_fences below).
 //
 // Planted bug (SMR_MODEL_PLANTED): the bookmark reads rounds_begun with a relaxed load instead
 // of the RMW. A round that begins after the bookmark is then not ordered after the unlink:
@@ -30,6 +31,12 @@ using smr::model::nbr::nbr_protocol;
 
 struct nbr_plus_model : nbr_protocol<nbr_plus_model, 3> {
   static constexpr bool skip_ack_wait = false;
+  static constexpr bool drop_barrier = false;
+  // The fence pair's fallback (seq_cst fences on both sides), not membarrier: Relacy's
+  // systemwide_fence joins every thread's view at one instant, stronger than membarrier (whose
+  // per-CPU barriers fall at different times), and would order the bookmark for us, hiding the
+  // plant. nbr_model.cpp checks the handshake with the barrier.
+  static constexpr bool symmetric_fences = true;
   static constexpr bool numbered_rounds = true;
   static constexpr unsigned max_pending_rounds = 1;
 

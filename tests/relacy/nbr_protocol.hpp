@@ -2,8 +2,9 @@
 // Treiber stack popped in restartable read phases, simulated asynchronous signal delivery, and
 // reclamation rounds that stay pending until the threads they caught move on, completed on later
 // looks or at the cap (nbr.hpp), with NBR+'s round numbers. Each model supplies retire() (what a
-// retirement does), thread(), max_pending_rounds and skip_ack_wait (its plant, if any). See nbr_model.cpp for what
-// is modelled and what is not.
+// retirement does), thread(), max_pending_rounds, symmetric_fences (the fence pair's fallback
+// instead of membarrier), and skip_ack_wait and drop_barrier (its plants, if any). See
+// nbr_model.cpp for what is modelled and what is not.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <optional>
 
 #include "model.hpp"
+#include "smr/detail/asymmetric_fence.hpp"
 #include "smr/detail/limbo_bag.hpp"
 #include "smr/core/node.hpp"
 #include "smr/detail/protected_set.hpp"
@@ -33,7 +35,7 @@ constexpr int max_value = prefill + 1;  // thread 1 pushes value 3
 template <class Model, unsigned N>
 struct nbr_protocol : rl::test_suite<Model, N> {
   struct slot {
-    atomic<std::uint64_t> phase{0};
+    atomic<std::uint64_t> phase{0};  // stored only by its owner, release (nbr.hpp)
     atomic<const retired_node*> reserved{nullptr};
     atomic<bool> pending{false};  // a signal sent and not yet delivered
     // NBR+ (nbr.hpp): rounds begun (RMWs only), and the last one acknowledged by everyone.
@@ -42,6 +44,7 @@ struct nbr_protocol : rl::test_suite<Model, N> {
   };
 
   slot slots[N];
+  std::uint64_t word[N] = {};  // each owner's copy of its phase word (operation_word_thread::word_)
   atomic<node*> top{nullptr};
   limbo_bag bags[N];
   protected_set reservations[N];
@@ -79,10 +82,10 @@ struct nbr_protocol : rl::test_suite<Model, N> {
     if (!s.pending.load(mo_relaxed)) return false;
     if (rl::rand(2) == 0) return false;  // late delivery: not yet
     s.pending.store(false, mo_relaxed);
-    // The handler's acknowledgement (acq_rel): ordered after the reclaimer's snapshot, and
-    // everything the thread did before it happens before the reclaimer's wait ends.
-    const std::uint64_t before = s.phase.fetch_add(2, mo_acq_rel);
-    const bool restart = (before & 1) != 0;  // odd: in a read phase, which must forget all
+    // The handler writes nothing: it reads the thread's own phase word (acquire, as
+    // nbr_signal.hpp). Odd: in a read phase, which must forget all; its re-entry store is the
+    // acknowledgement.
+    const bool restart = (s.phase.load(mo_acquire) & 1) != 0;
     (restart ? restarted : late) = true;
     return restart;
   }
@@ -102,9 +105,13 @@ struct nbr_protocol : rl::test_suite<Model, N> {
       bool neutralized = false;
       for (;;) {  // the read phase; `continue` is the siglongjmp back to its checkpoint
         clear_reservation(t);
-        // acq_rel RMW, now restartable (nbr.hpp, enter_read_phase). After a neutralization the
-        // word is still odd (the handler added 2): the read phase just starts over.
-        if (!neutralized) s.phase.fetch_add(1, mo_acq_rel);
+        // Now restartable (nbr.hpp, enter_read_phase): the next odd value, a release store
+        // (publish_enter), or after a neutralization a larger odd one (publish_reenter). The
+        // light side of the fence pair: a compiler barrier (nothing to model), or in the
+        // fallback a seq_cst fence.
+        if (neutralized) word[t] = (word[t] | 1) + 1;
+        s.phase.store(++word[t], mo_release);
+        if (Model::symmetric_fences) fence(mo_seq_cst);
         neutralized = true;  // every `continue` below is a restart
         if (poll(t)) continue;
         cur = top.load(mo_acquire);
@@ -115,10 +122,10 @@ struct nbr_protocol : rl::test_suite<Model, N> {
           (void)cur->value.get();  // and of its payload (a search would compare keys here)
           if (poll(t)) continue;
         }
-        // reserve(cur): publish (relaxed), then the release RMW that ends the read phase.
+        // reserve(cur): publish (relaxed), then the release store of the next even value.
         s.reserved.store(cur, mo_relaxed);
         if (poll(t)) continue;  // neutralized half-way through reserve(): the restart clears it
-        s.phase.fetch_add(1, mo_release);
+        s.phase.store(++word[t], mo_release);
         break;
       }
       // Write phase: the handler may still run, and must not restart us.
@@ -192,15 +199,20 @@ struct nbr_protocol : rl::test_suite<Model, N> {
     }
     r.batch = bags[t].take_all();
     ++pending_count[t];
-    // seq_cst fence: nbr.hpp's proof point (d) (threads attaching mid-round); kept so that the
-    // model's orderings are exactly the reclaimer's.
-    fence(mo_seq_cst);
+    // The barrier B (nbr.hpp: the heavy side of the fence pair, membarrier; Relacy's
+    // systemwide_fence; a seq_cst fence in the fallback). The plant keeps only a seq_cst fence
+    // on this side while readers have none, which cannot order their phase stores before their
+    // loads.
+    if (Model::drop_barrier || Model::symmetric_fences)
+      fence(mo_seq_cst);
+    else
+      smr::detail::process_barrier::issue();
     r.n_targets = 0;
     r.acknowledged = 0;
     for (unsigned u = 0; u < N; ++u) {
       if (u == t) continue;
-      // acq_rel snapshot S (fetch_add 0): nbr.hpp proof points (a)-(c).
-      const std::uint64_t seen_phase = slots[u].phase.fetch_add(0, mo_acq_rel);
+      // acquire snapshot S: nbr.hpp proof points (a)-(c).
+      const std::uint64_t seen_phase = slots[u].phase.load(mo_acquire);
       if ((seen_phase & 1) != 0) {
         slots[u].pending.store(true, mo_relaxed);  // pthread_kill: delivery comes later
         r.targets[r.n_targets++] = {u, seen_phase};
@@ -219,7 +231,7 @@ struct nbr_protocol : rl::test_suite<Model, N> {
       pending_round& r = pending[t][pending_head[t]];
       for (; r.acknowledged < r.n_targets; ++r.acknowledged) {
         const target& g = r.targets[r.acknowledged];
-        // acquire: pairs with the handler's acq_rel RMW or the target's release reserve().
+        // acquire: pairs with the target's release store of whichever later value this reads.
         const bool moved_on = slots[g.u].phase.load(mo_acquire) != g.seen;
         RL_ASSERT(!poll(t));
         if (!moved_on) return completed;

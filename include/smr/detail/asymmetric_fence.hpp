@@ -1,8 +1,9 @@
 // The process-wide memory barrier (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED) and the
 // asymmetric fence pair built on it, shared by every reclaimer that moves a per-operation
 // store-load fence to its rare side: hp_asym (the hazard store vs. the scan), token (a
-// thread's "in an operation" word vs. a token forwarded past an idle thread) and rcu (the
-// read-side counter vs. the grace period's scan).
+// thread's "in an operation" word vs. a token forwarded past an idle thread), rcu (the
+// read-side counter vs. the grace period's scan) and nbr (the read-phase word vs. a round's
+// snapshot).
 //
 // Fallback. Where membarrier is unavailable (not Linux, a kernel without the command, a seccomp
 // filter, the query or the registration failing) or the environment variable
@@ -101,7 +102,7 @@ class process_barrier {
     if (why == nullptr) return true;
     std::fprintf(stderr,
                  "smr: membarrier unavailable (%s); falling back to symmetric fences "
-                 "(a seq_cst fence where hp_asym, token and rcu readers issue a compiler barrier)\n",
+                 "(a seq_cst fence where hp_asym, token, rcu and nbr readers issue a compiler barrier)\n",
                  why);
     return false;
 #endif
@@ -165,7 +166,7 @@ class asymmetric_fence_domain : public Base {
 template <class Domain>
 using fence_pair_of = std::remove_cvref_t<decltype(std::declval<const Domain&>().fence_policy())>;
 
-// The word that token and rcu publish with the pair: odd while its thread is inside an
+// The word that token, rcu and nbr publish with the pair: odd while its thread is inside an
 // operation, even outside; it only grows, across the owners of the slot, so a reader that saw
 // one value and later sees another knows the thread has moved on (rcu's grace periods) and a
 // reader that sees an even value knows it holds nothing (token's forwarding).
@@ -198,6 +199,15 @@ class operation_word_thread : public Base {
   // release: the operation's accesses happen before any reader that reads this value or a
   // later one (acquire).
   void publish_leave() { this->slot().operations.store(++word_, core::mo_release); }
+  // The operation starts over without having left (NBR's neutralized read phase): a larger odd
+  // value, published as publish_enter does, tells a reader that saw the previous one that the
+  // thread has moved on. word_ | 1: the value stays odd and never falls below what is published
+  // even when a signal handler jumped out of an earlier publish_* between its update of word_
+  // and its store.
+  void publish_reenter() {
+    word_ = (word_ | 1) + 1;
+    publish_enter();
+  }
 
   const fence_pair_of<typename Base::domain_type>& fences() const { return fences_; }
 

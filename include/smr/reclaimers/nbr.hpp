@@ -13,12 +13,16 @@
 // The handshake, made safe under late delivery. pthread_kill returns before the target runs its
 // handler (here: ~18 us median, 8 ms p99, 20 ms worst; a descheduled target runs it only when
 // it is scheduled again), so a reclaimer must learn that each target has reacted. Each thread
-// has a phase word, modified only by RMWs: +1 on entering a read phase (odd = restartable, the
-// paper's CAS at line 8), +1 in reserve() (even, line 12), +2 by the signal handler, which
-// decides restart-or-not from the parity its own RMW returns. A round, begun by a reclaimer R
-// in its write phase after the unlinks of every node in its bag:
-//   1. the bag becomes the round's batch; R snapshots every slot's phase word with an acq_rel
-//      RMW (fetch_add 0);
+// has a phase word (detail::operation_word_slot), written only by its owner, with release
+// stores of growing values: odd on entering a read phase (the paper's CAS at line 8), the next
+// even value in reserve() (line 12), and the next odd value again when a neutralized read phase
+// starts over. The handler writes nothing: it restarts the read phase iff the word is odd. The
+// store-load ordering between "I am in a read phase" and the phase's first reads is an
+// asymmetric fence pair (detail/asymmetric_fence.hpp): a compiler barrier on the read side, and
+// membarrier(2) once per round on the reclaimer's side. A round, begun by a reclaimer R in its
+// write phase after the unlinks of every node in its bag:
+//   1. the bag becomes the round's batch; R issues the process-wide barrier B, then loads
+//      (acquire) every slot's phase word: the snapshot S;
 //   2. signals the threads whose snapshot is odd (or all, with signal_every_thread), and goes
 //      on with its own operations: the round is pending;
 //   3. on each later retirement R looks (acquire) at the odd words of its oldest pending round;
@@ -35,25 +39,28 @@
 // by default enough rounds for 2,048 retirements (one round with the paper's bag of 32,768,
 // so its bound is two bags; 32 with a bag of 64).
 //
-// Why it is safe (proof sketch). Take X unlinked before R's snapshot S of thread T's word. All
-// modifications of that word are RMWs, so they form one chain and each release heads a release
-// sequence running to the end of it.
-//  (a) A read phase of T whose entering RMW follows S acquires from S's release sequence: the
-//      unlink of X happens before all its reads, so it cannot reach X.
-//  (b) S read even: T was outside any operation or in a write phase. Its reservations were
-//      stored before its last reserve() RMW (release), which S acquires: R's scan reads them or
-//      later values (coherence), and a later value is a release store that cleared them after
-//      the write phase (R acquires it: T's accesses happen before R's frees) or a reservation
-//      made by a read phase that began after S, which cannot name X by (a). In a write phase T
-//      touches only reservations, so X is safe unless reserved. Later read phases: (a).
-//  (c) S read odd: R frees nothing of the batch before it read a change C after S. Either C is
-//      the handler, which then read odd and restarts T, so T's reads before C happen before R's
-//      frees (C releases, R acquires) and its reads after C are those of a read phase ordered
-//      after S as in (a); or C is T's own reserve(), and the write phase that follows is
-//      covered as in (b).
+// Why it is safe (proof sketch). Take X unlinked before R's barrier B, and a thread T. B puts a
+// full fence into T's execution at some point P (a descheduled T gets it from the context
+// switch); every store of T before P is visible to S, and every load of T after P sees the
+// unlinks.
+//  (a) S read a value older than T's store E that enters some read phase: E is after P, so the
+//      reads of that read phase (after E and its compiler barrier) see the unlink of X and
+//      cannot reach it.
+//  (b) S read an even value: T was outside any operation or in a write phase. Its reservations
+//      were stored before that value (a release store), which S acquires: R's scan reads them
+//      or later values (coherence), and a later value is a release store that cleared them
+//      after the write phase (R acquires it: T's accesses happen before R's frees) or a
+//      reservation made by a read phase entered after S, which cannot name X by (a). In a write
+//      phase T touches only reservations, so X is safe unless reserved.
+//  (c) S read odd: R frees nothing of the batch before it read a later value. Every later value
+//      is a release store by T, made after the read phase S saw ended, by reserve() (covered as
+//      in (b)) or by a restart after the handler jumped (its reads before the jump happen
+//      before R's frees, and its reads after it are those of a read phase entered after S, as
+//      in (a)). Because every store of the word releases, R's acquire load synchronizes with
+//      whichever later value it reads, whether or not it read the ones between (since C++20 a
+//      release sequence no longer runs through later plain stores).
 //  (d) A slot past the registry's high-water mark that R read belongs to a thread that attached
-//      after it: a seq_cst fence at attach and one before step 1 order that thread's reads
-//      after the unlinks (the fences cannot both miss each other).
+//      after it: a seq_cst fence at attach and B order that thread's reads after the unlinks.
 // Nothing here depends on when R scans: a scan delayed past R's own later operations reads what
 // (b) and (c) need or something later, and R's own read phases come after its unlinks. Late
 // delivery only delays step 3. The snapshot also proves that threads outside any operation, or
@@ -62,10 +69,11 @@
 // that waits (at the cap, or at exit) is in a write phase or outside any operation, so no
 // thread ever waits for a waiting thread, and a waiting thread keeps handling signals.
 //
-// Why the phase changes are RMWs: a plain store for "restartable" could be overtaken by the
-// read phase's loads (x86 store buffer, the paper's §4.3 point) and, in C++ terms, would not
-// read from S, so nothing would order the unlinks before those loads while R believed T
-// idle. reserve()'s RMW keeps S's release sequence unbroken for T's later read phases.
+// Why stores and a barrier, not RMWs: the store of "restartable" must not be overtaken by the
+// read phase's loads (x86 store buffer, the paper's §4.3 point). The paper orders them with a CAS
+// per read phase, and this reclaimer did with two RMWs (~4 ns per operation here, below); the barrier
+// moves that cost to the round, which is every bag_threshold retirements. Without membarrier
+// (detail/asymmetric_fence.hpp's fallback) the read side pays a seq_cst fence instead.
 //
 // Thread exit. A slot's `senders` counts reclaimers inside pthread_kill for its thread, plus a
 // `gone` bias while no live thread owns it. A sender adds one and backs off if it sees `gone`;
@@ -87,11 +95,13 @@
 // cannot name their write-phase nodes before writing (NBR paper, Table 1). The process must give
 // NBR a signal of its own and attached threads must not keep it blocked: a thread that blocks it
 // inside a read phase holds back every round begun meanwhile, and a reclaimer that has
-// max_pending_rounds of them waits until it unblocks. Costs: two RMWs and a sigsetjmp(env, 0)
-// per read phase (no system call); per reclamation round, one RMW per registered slot, one
-// pthread_kill per thread newly caught in a read phase, and while the round is pending one
-// acquire load per retirement; a neutralized read phase pays one pthread_sigmask call. Measured here (-O2, one
-// thread): an operation with one read phase ~50 ns, against ~22 ns for an EBR operation.
+// max_pending_rounds of them waits until it unblocks. Costs: two plain stores, a compiler
+// barrier and a sigsetjmp(env, 0) per read phase (no system call, no RMW); per reclamation
+// round, one membarrier, one load per registered slot, one pthread_kill per thread newly
+// caught in a read phase, and while the round is pending one
+// acquire load per retirement; a neutralized read phase pays one pthread_sigmask call.
+// Measured here (hash_map_rr, 16 keys, one thread, -O3): an operation costs ~5 ns more than with
+// no reclamation, against ~9 ns with the two RMWs this replaced and ~8 ns for DEBRA.
 //
 // NBR+ (§5, Algorithm 2; smr::nbr_plus) is the same rule with the watermark policy: a thread
 // also frees without signalling, by piggybacking on a round another thread completed.
@@ -140,6 +150,7 @@
 #include <vector>
 
 #include "smr/core/domain.hpp"
+#include "smr/detail/asymmetric_fence.hpp"
 #include "smr/detail/protected_set.hpp"
 #include "smr/reclaimers/nbr_signal.hpp"
 
@@ -227,9 +238,8 @@ struct nbr_rule_with : rule_defaults {
 
   static constexpr std::uint32_t gone = 1u << 31;  // `senders` bias: no live owner
 
-  struct slot {
-    // Odd while the owner is in a read phase; +2 per handler run. RMWs only (see above).
-    core::atomic<std::uint64_t> phase{0};
+  // `operations` is the phase word: odd while the owner is in a read phase (see above).
+  struct slot : detail::operation_word_slot {
     core::atomic<const core::retired_node*> reserved[reservation_slots] = {};
     core::atomic<std::uint32_t> senders{gone};
     pthread_t thread{};  // written while `gone` is set, read by senders that saw it clear
@@ -239,14 +249,18 @@ struct nbr_rule_with : rule_defaults {
     core::atomic<std::uint64_t> round_done{0};
   };
 
+  // The domain owns the asymmetric fence pair (B is its heavy side) and installs the handler.
   template <class Base>
-  class domain_state : public Base {
+  class domain_state : public detail::asymmetric_fence_domain<Base> {
    public:
-    domain_state(const config& cfg, const core::instruments& inst) : Base(cfg, inst) { nbr_detail::install_handler(cfg.signal); }
+    domain_state(const config& cfg, const core::instruments& inst) : detail::asymmetric_fence_domain<Base>(cfg, inst) {
+      nbr_detail::install_handler(cfg.signal);
+    }
   };
 
+  // The phase word's stores and the light side of the pair come from operation_word_thread.
   template <class Base>
-  class thread_state : public Base {
+  class thread_state : public detail::operation_word_thread<Base> {
     using rule = typename Base::rule_type;  // nbr_rule, or a test's planted variant of it
 
    public:
@@ -260,12 +274,12 @@ struct nbr_rule_with : rule_defaults {
 
    protected:
     explicit thread_state(typename Base::domain_type& d)
-        : Base(d), pending_cap_(pending_round_cap(d.configuration())) {
+        : detail::operation_word_thread<Base>(d), pending_cap_(pending_round_cap(d.configuration())) {
       auto& s = this->slot();
       s.thread = pthread_self();
-      ctx_.phase = &s.phase;
+      ctx_.phase = &s.operations;
       nbr_detail::link_context(ctx_);
-      // seq_cst fence: pairs with the fence in begin_round (proof point (d)): a reclaimer
+      // seq_cst fence: pairs with the barrier B of a round (proof point (d)): a reclaimer
       // whose snapshots ended below our slot has its unlinks ordered before our reads.
       core::fence(core::mo_seq_cst);
       // release: publishes `thread` (and our signal context) to signal_one's acquire.
@@ -309,10 +323,9 @@ struct nbr_rule_with : rule_defaults {
       if (!this->in_operation() || in_read_) detail::misuse("nbr: read_phase outside an operation, or nested");
       sigjmp_buf checkpoint;
       // savemask 0: no system call per read phase; the rare restart path restores the mask.
-      if (sigsetjmp(checkpoint, 0) == 0)
-        enter_read_phase(checkpoint);
-      else
-        after_neutralization();
+      const bool restarted = sigsetjmp(checkpoint, 0) != 0;
+      if (restarted) after_neutralization();
+      enter_read_phase(checkpoint, restarted);
       if constexpr (std::is_void_v<result>) {
         fn();
         leave_read_phase();
@@ -329,19 +342,14 @@ struct nbr_rule_with : rule_defaults {
       if (n > reservation_slots) detail::misuse("nbr: more than 8 nodes reserved at once");
       auto& s = this->slot();
       reserved_count_ = n;  // first, so that a restart clears whatever got stored
-      // relaxed, the weakest correct order: the release RMW below publishes these stores. Every
-      // later modification of the phase word is an RMW, so that RMW heads a release sequence
-      // running to the end of the word's history (C++20 [intro.races]); a reclaimer whose acq_rel
-      // snapshot (or acquire poll) reads from it or anything later synchronizes with it and its
-      // acquire scan sees these values (proof points (b), (c)). A reclaimer whose snapshot comes
-      // before that RMW does not need them: the read phase that chose these nodes began after
-      // its snapshot (proof point (a)). A stale value read by a scan only protects more.
+      // relaxed, the weakest correct order: the release store below publishes these stores,
+      // and so does every later store of the phase word (all release), so a reclaimer whose
+      // snapshot or poll reads this value or a later one (acquire) sees them in its scan (proof
+      // points (b), (c)). A reclaimer whose snapshot read an older value does not need them:
+      // the read phase that chose these nodes was entered after its barrier (proof point (a)).
+      // A stale value read by a scan only protects more.
       for (unsigned i = 0; i < n; ++i) s.reserved[i].store(nodes[i], core::mo_relaxed);
-      // release RMW, no longer restartable: the reservations happen before any reclaimer that
-      // acquires this value or a later one (proof points (b), (c)); an RMW rather than a store
-      // so that the word stays one RMW chain (a store would end the release sequence of an
-      // earlier snapshot, unordering our next read phase from it).
-      s.phase.fetch_add(1, core::mo_release);
+      this->publish_leave();  // the next even value, release: no longer restartable
       in_read_ = false;
     }
 
@@ -385,20 +393,26 @@ struct nbr_rule_with : rule_defaults {
       std::uint64_t number = 0;      // NBR+: the round's number in our rounds_begun
     };
 
-    // Algorithm 1, beginΦread.
-    void enter_read_phase(sigjmp_buf& checkpoint) {
-      if (nbr_detail::thread_in_read_phase()) detail::misuse("nbr: nested read phases (in another NBR domain)");
-      clear_reservations();
-      in_read_ = true;
-      ctx_.checkpoint.store(&checkpoint, std::memory_order_relaxed);  // ordered by the RMW below
-      // acq_rel RMW, now restartable: acquire so that a reclaimer snapshot preceding it orders
-      // its unlinks before every read of this phase (proof point (a)); release so that our
-      // previous write phase happens before a reclaimer that reads this value.
-      this->slot().phase.fetch_add(1, core::mo_acq_rel);
+    // Algorithm 1, beginΦread; after a neutralization, the read phase entered anew.
+    void enter_read_phase(sigjmp_buf& checkpoint, bool restarted) {
+      if (!restarted) {
+        if (nbr_detail::thread_in_read_phase()) detail::misuse("nbr: nested read phases (in another NBR domain)");
+        clear_reservations();
+        in_read_ = true;
+      }
+      // relaxed: the handler (this thread) reads it after it read an odd phase word (acquire),
+      // which the release store below publishes.
+      ctx_.checkpoint.store(&checkpoint, std::memory_order_relaxed);
+      // Now restartable: the next odd value (after a neutralization, the one after the odd value
+      // the handler saw, which acknowledges it: proof point (c)), release, then the light side
+      // of the fence pair, so that this phase's reads come after it (proof point (a)).
+      if (restarted)
+        this->publish_reenter();
+      else
+        this->publish_enter();
     }
 
-    // The handler jumped back here: still in the read phase (odd), acknowledged, and ordered
-    // after the reclaimer's snapshot by the handler's RMW. Start the read phase over.
+    // The handler jumped back here: still in the read phase (odd). The caller enters it anew.
     void after_neutralization() {
       nbr_detail::restore_mask_after_restart();
       this->tc().stats().restarts.add();
@@ -449,8 +463,9 @@ struct nbr_rule_with : rule_defaults {
     void snapshot_and_signal(pending_round& r) {
       const auto& cfg = this->domain().configuration();
       const std::uint64_t start = core::monotonic_ns();
-      // seq_cst fence: pairs with the fence in the constructor (proof point (d)).
-      core::fence(core::mo_seq_cst);
+      // The barrier B (the heavy side of the pair; a seq_cst fence in the fallback): the
+      // unlinks of the batch before every snapshot below, for proof points (a) and (d).
+      this->fences().heavy();
       r.targets.clear();
       r.acknowledged = 0;
       std::uint64_t signalled = 0;
@@ -459,10 +474,10 @@ struct nbr_rule_with : rule_defaults {
       this->for_each_slot([&](slot& s) {
         const std::size_t at = position++;
         if (&s == self) return;
-        // acq_rel snapshot S: release so the owner's next phase RMW (or handler) orders our
-        // unlinks before its reads; acquire so its published reservations reach our scan.
-        const std::uint64_t seen = s.phase.fetch_add(0, core::mo_acq_rel);
-        const bool reading = (seen & 1) != 0;
+        // acquire snapshot S: the owner's published reservations reach our scan (proof point
+        // (b)); what it says about read phases comes from B (proof point (a)).
+        const std::uint64_t seen = s.operations.load(core::mo_acquire);
+        const bool reading = detail::operation_word_slot::inside(seen);
         if (reading) r.targets.push_back({&s, seen});
         if (at >= signalled_at_.size()) signalled_at_.resize(at + 1, 0);
         // A word still at the value we last signalled it at has not run a handler since: our
@@ -490,9 +505,9 @@ struct nbr_rule_with : rule_defaults {
         pending_round& r = pending_[pending_head_];
         for (; r.acknowledged < r.targets.size(); ++r.acknowledged) {
           const target& t = r.targets[r.acknowledged];
-          // acquire: pairs with the handler's acq_rel acknowledgement or the owner's release
-          // reserve(), and through the release sequence with any later RMW on the word.
-          if (t.s->phase.load(core::mo_acquire) == t.seen) return completed;
+          // acquire: pairs with the owner's release store of whichever later value this reads
+          // (reserve(), or the re-entry after its handler jumped): proof point (c).
+          if (t.s->operations.load(core::mo_acquire) == t.seen) return completed;
         }
         if constexpr (Watermarks::piggyback) {
           // release: every acknowledgement acquired above happens before a piggybacking

@@ -3,11 +3,12 @@
 //
 // One handler serves every NBR domain and every signal number. It cannot know which domain
 // sent a signal (standard signals coalesce: two sends may produce one delivery), so it treats
-// every NBR handle of the interrupted thread alike: it acknowledges each one with an RMW on the
-// handle's phase word, and if one of them is in a read phase (odd phase) it jumps back to that
-// read phase's checkpoint. Each acknowledgement is a self-contained handshake point ("at this
-// RMW the thread was not restartable, or it is being restarted"), valid for whichever reclaimer
-// is waiting on it, so answering every domain at once is always correct.
+// every NBR handle of the interrupted thread alike: if one of them is in a read phase (odd
+// phase word) it jumps back to that read phase's checkpoint, whose restart publishes the next
+// odd value, the acknowledgement a waiting reclaimer looks for. A handle that is not in a read
+// phase has already moved on from any odd value a reclaimer saw. The handler writes no phase
+// word (only the owner's code does, so no update is ever lost between the two), which makes
+// answering every domain at once always correct.
 //
 // Everything the handler touches is async-signal-safe: lock-free std::atomic objects (the
 // thread-local state below is shared only between a thread and its own handler, which is why it
@@ -34,7 +35,7 @@ namespace smr::nbr_detail {
 
 // One per NBR handle, linked into its thread's list for as long as the handle lives.
 struct signal_context {
-  core::atomic<std::uint64_t>* phase = nullptr;  // the handle's phase word (odd: read phase)
+  const core::atomic<std::uint64_t>* phase = nullptr;  // the handle's phase word (odd: read phase)
   std::atomic<sigjmp_buf*> checkpoint{nullptr};  // the running read phase's restart point
   std::atomic<signal_context*> next{nullptr};
 };
@@ -64,14 +65,9 @@ inline void neutralize_handler(int, siginfo_t*, void* ucontext) {
   sigjmp_buf* restart = nullptr;
   for (signal_context* c = t.head.load(std::memory_order_relaxed); c != nullptr;
        c = c->next.load(std::memory_order_relaxed)) {
-    // The acknowledgement, and the decision: the parity this RMW returns says whether the
-    // thread was restartable at this point of the phase word's modification order.
-    // acq_rel: acquire pairs with a reclaimer's snapshot RMW (release) that precedes this one,
-    // so the reclaimer's unlinks happen before whatever this thread reads next; release pairs
-    // with the reclaimer's acquire wait, so everything this thread did before (its reads, its
-    // published reservations) happens before the reclaimer's scan and frees.
-    const std::uint64_t before = c->phase->fetch_add(2, core::mo_acq_rel);
-    if ((before & 1) != 0) restart = c->checkpoint.load(std::memory_order_relaxed);
+    // The decision: this thread's own latest phase value. acquire: pairs with the release
+    // store that made it odd, which the checkpoint's store precedes.
+    if ((c->phase->load(core::mo_acquire) & 1) != 0) restart = c->checkpoint.load(std::memory_order_relaxed);
   }
   errno = saved_errno;
   // mask_saved stays set on this path: the restart path restores the mask, then clears it.
