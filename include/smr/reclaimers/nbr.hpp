@@ -70,10 +70,10 @@
 // thread ever waits for a waiting thread, and a waiting thread keeps handling signals.
 //
 // Why stores and a barrier, not RMWs: the store of "restartable" must not be overtaken by the
-// read phase's loads (x86 store buffer, the paper's §4.3 point). The paper orders them with a CAS
-// per read phase, and this reclaimer did with two RMWs (~4 ns per operation here, below); the barrier
-// moves that cost to the round, which is every bag_threshold retirements. Without membarrier
-// (detail/asymmetric_fence.hpp's fallback) the read side pays a seq_cst fence instead.
+// read phase's loads (x86 store buffer, the paper's §4.3 point). The paper orders them with a
+// CAS per read phase, and this reclaimer did with two RMWs (~4 ns per operation here, below);
+// the barrier moves that cost to the round, which is every bag_threshold retirements. Without
+// membarrier (detail/asymmetric_fence.hpp's fallback) the read side pays a seq_cst fence.
 //
 // Thread exit. A slot's `senders` counts reclaimers inside pthread_kill for its thread, plus a
 // `gone` bias while no live thread owns it. A sender adds one and backs off if it sees `gone`;
