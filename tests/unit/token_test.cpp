@@ -203,6 +203,30 @@ TEST(TokenForwarding, WithoutDebtsTheStalledOperationLosesItsNodes) {
   EXPECT_GT(o.freed_during, retired_before_stall + retired_during_stall / 2);
 }
 
+// The time bound alone (the operation count set out of reach): a worker keeps operating while
+// the other handle stays inside one operation; the token must still be forwarded past it, once
+// forward_after_us has passed without it. With the time bound off as well, it must not move.
+std::uint64_t laps_past_a_stalled_operation(unsigned forward_after_us, std::chrono::milliseconds most) {
+  smr::token domain({.forward_after = 1u << 30, .forward_after_us = forward_after_us, .pass_check_every = 2});
+  auto stalled = domain.attach();  // attached first: creates the token
+  auto worker = domain.attach();
+  auto op = stalled.begin_op();    // takes the token, passes it to the worker, stays inside
+  { auto g = worker.begin_op(); }  // receives it and passes it back to `stalled`, where it waits
+  const std::uint64_t laps_at_stall = domain.stats().epochs;
+  const auto deadline = std::chrono::steady_clock::now() + most;
+  while (domain.stats().epochs - laps_at_stall < 5 && std::chrono::steady_clock::now() < deadline) {
+    auto g = worker.begin_op();
+  }
+  return domain.stats().epochs - laps_at_stall;
+}
+
+TEST(TokenForwarding, AfterTimeWithoutTheToken) {
+  EXPECT_GE(laps_past_a_stalled_operation(200, std::chrono::seconds(20)), 5u)
+      << "the time bound did not forward the token past a stalled operation";
+  EXPECT_EQ(laps_past_a_stalled_operation(0, std::chrono::milliseconds(50)), 0u)
+      << "the token moved with both bounds off (the test above proves nothing)";
+}
+
 TEST(TokenForwarding, PastAnIdleAttachedThread) { busy_thread_keeps_receiving<smr::token>(false); }
 TEST(TokenForwarding, PastTheSlotOfADetachedThread) { busy_thread_keeps_receiving<smr::token>(true); }
 TEST(TokenForwarding, NaiveOrderToo) { busy_thread_keeps_receiving<smr::token_naive>(false); }

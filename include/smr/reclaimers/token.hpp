@@ -15,8 +15,9 @@
 //               the batch is parked and freed a few nodes per operation (Fig. 9).
 // Keeping the token moving (smr's addition: the paper's threads never idle, leave, or outnumber
 // the cores). Passes skip ids with no owner; and a thread that did `forward_after` operations
-// without receiving the token looks for it, and takes it and passes it on its holder's behalf
-// ("forwards" it; one process-wide barrier, paid only then):
+// without receiving the token, or spent `forward_after_us` microseconds without it, looks for
+// it, and takes it and passes it on its holder's behalf ("forwards" it; one process-wide
+// barrier, paid only then):
 //  - if the holder is between operations (or detached): it holds no reference, so the token
 //    may go past it;
 //  - if the holder is inside the same operation as at the forwarder's previous look (it is most
@@ -25,6 +26,16 @@
 //    past it all the same, and the forwarder records a debt in the ledger the token carries
 //    (detail/token_debts.hpp): the thread, its operation word and the lap. A bag is freed only
 //    once no unpaid debt could cover it; a debt is paid when its thread's word has moved on.
+// Why a time bound as well as an operation count: how long 1,024 operations take depends on the
+// structure, and a stalled lap is a matter of time (a descheduled holder waits out other
+// threads' time slices). With 8 threads on 2 cores the count alone gave 1,450 laps/s on a
+// 20K-key hash map but 290 on the 2M-key ABtree; a count that suits the ABtree (256: 1,100
+// laps/s) cost the hash map a third of its throughput in barriers. The default time bound,
+// 100 us, gives the ABtree 790 laps/s (and 44% less peak garbage) at the same throughput, and
+// costs the hash map 3-4% at 8 threads (a thread back from a time slice away looks at once;
+// its laps/s stay as they were); 50 us gives the ABtree 1,170 laps/s but costs the 1M-key hash
+// map 9% (token_af, jemalloc). The clock is read every `clock_every` operations without the
+// token (a vDSO call, ~16 ns here), never while the token keeps coming by.
 // With `look_every` = k > 1 (smr's tunable; the paper looks at every operation) a thread
 // looks at its slot every k-th operation: the token waits there meanwhile, which slows a lap by
 // at most k operations per thread and saves the cache-line transfer of a receipt at every
@@ -112,6 +123,7 @@ class token_thread : public operation_word_thread<Base> {
   explicit token_thread(typename Base::domain_type& d)
       : operation_word_thread<Base>(d),
         forward_after_(d.configuration().forward_after),
+        forward_after_ns_(std::uint64_t{d.configuration().forward_after_us} * 1000),
         look_every_(d.configuration().look_every),
         pass_check_every_(d.configuration().pass_check_every) {
     // (c) of the proof: a pass that read this slot as unowned, or the high-water mark before it
@@ -164,8 +176,28 @@ class token_thread : public operation_word_thread<Base> {
     ops_since_look_ = 0;
     if (this->slot().token.load(mo_relaxed) != 0)
       receive();
-    else if ((ops_without_token_ += look_every_) >= forward_after_) [[unlikely]]
+    else if (waited_too_long()) [[unlikely]]
       forward_held_token();
+  }
+
+  // Whether it is time to look for the token's holder: forward_after operations, or
+  // forward_after_us microseconds, since the token last came by (or since our last look).
+  bool waited_too_long() {
+    if ((ops_without_token_ += look_every_) >= forward_after_) return true;
+    if (forward_after_ns_ == 0 || (ops_since_clock_ += look_every_) < clock_every) return false;
+    ops_since_clock_ = 0;
+    const std::uint64_t now = core::monotonic_ns();
+    if (waiting_since_ns_ == 0) {  // the first reading since the token came by: start the wait
+      waiting_since_ns_ = now;
+      return false;
+    }
+    return now - waiting_since_ns_ >= forward_after_ns_;
+  }
+
+  void token_came_by() {
+    ops_without_token_ = 0;
+    ops_since_clock_ = 0;
+    waiting_since_ns_ = 0;
   }
 
   // Takes the token from this thread's slot; 0 if it is not there (or was forwarded meanwhile).
@@ -177,7 +209,7 @@ class token_thread : public operation_word_thread<Base> {
   void receive() {
     const std::uint64_t lap = claim();
     if (lap == 0) return;
-    ops_without_token_ = 0;
+    token_came_by();
     this->tc().record_instant(event_kind::garbage, unreclaimed());
     // Orphans join the bag closed now, which waits a lap like the thread's own.
     current_.splice(this->adopt_orphans());
@@ -198,7 +230,7 @@ class token_thread : public operation_word_thread<Base> {
           [this] {
             if (this->slot().token.load(mo_relaxed) == 0) return;
             if (const std::uint64_t again = claim()) {
-              ops_without_token_ = 0;
+              token_came_by();
               pass_from(this->thread_id(), again);
             }
           },
@@ -234,7 +266,7 @@ class token_thread : public operation_word_thread<Base> {
   // holder is between operations, or still inside the operation it was in at our previous look
   // (with a debt); (b) of the proof. Out of line: rare.
   [[gnu::noinline]] void forward_held_token() {
-    ops_without_token_ = 0;
+    token_came_by();
     auto& registry = this->domain().registry();
     const std::size_t ids = registry.high_water();
     for (std::size_t id = 0; id < ids; ++id) {
@@ -306,10 +338,15 @@ class token_thread : public operation_word_thread<Base> {
     return safe;
   }
 
+  // Operations without the token between readings of the clock.
+  static constexpr unsigned clock_every = 64;
   const unsigned forward_after_;
+  const std::uint64_t forward_after_ns_;  // 0: no time bound
   const unsigned look_every_;
   const unsigned pass_check_every_;
   unsigned ops_without_token_ = 0;
+  unsigned ops_since_clock_ = 0;
+  std::uint64_t waiting_since_ns_ = 0;  // first clock reading since the token came by; 0: none
   unsigned ops_since_look_ = 0;
   // The holder found inside an operation at our previous look, and its word then.
   std::size_t stuck_id_ = static_cast<std::size_t>(-1);
@@ -341,19 +378,22 @@ struct token_rule_with : rule_defaults {
 
   struct config {
     unsigned forward_after = 1024;    // operations without the token before looking for its holder
+    unsigned forward_after_us = 100;  // or microseconds without it (0: operations only)
     unsigned pass_check_every = 100;  // periodic: frees between looks for the token (the paper's k)
     unsigned look_every = 1;          // operations between looks at the slot (the paper: every one)
   };
   static constexpr auto tunables = [] {
     constexpr tunable forward{"forward_after", &config::forward_after,
                               "operations without the token before a thread forwards it past a holder that is idle or still in one operation", 1u};
+    constexpr tunable forward_us{"forward_after_us", &config::forward_after_us,
+                                 "microseconds without the token (checked every 64 operations) before a thread forwards it, whichever of this and forward_after comes first; 0: operations only", 0u};
     constexpr tunable look{"look_every", &config::look_every,
                            "operations between looks for the token at the start of an operation (1: the paper)", 1u};
     if constexpr (Order == token_order::periodic)
-      return std::tuple{forward, look, tunable{"pass_check_every", &config::pass_check_every,
+      return std::tuple{forward, forward_us, look, tunable{"pass_check_every", &config::pass_check_every,
                                                "frees of a batch between looks for the token", 1u}};
     else
-      return std::tuple{forward, look};
+      return std::tuple{forward, forward_us, look};
   }();
   static config eager_config() { return {.forward_after = 4, .pass_check_every = 2, .look_every = 2}; }
 
