@@ -4,7 +4,8 @@
 //  - the domain reports the symmetric fallback (a seq_cst fence on both sides, as smr::hp);
 //  - the warning is printed once per process, naming the reason, and not again for later domains;
 //  - the fallback is a working HP: a set stress passes;
-//  - token and rcu, which share the pair, fall back with it and work too.
+//  - token, rcu and nbr, which share the pair, fall back with it and work too (nbr: a seq_cst
+//    fence on entering each read phase and at each round, where membarrier was).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -37,11 +38,14 @@ TEST(HpAsymFallback, WarnsOnceAndUsesSymmetricFences) {
   EXPECT_EQ(err.find("membarrier unavailable"), err.rfind("membarrier unavailable")) << "warned more than once: " << err;
 }
 
-// token and rcu use the same pair (detail/asymmetric_fence.hpp) and the same decision.
-TEST(HpAsymFallback, TokenAndRcuFallBackAndWork) {
+// token, rcu and nbr use the same pair (detail/asymmetric_fence.hpp) and the same decision.
+TEST(HpAsymFallback, TokenRcuAndNbrFallBackAndWork) {
   ASSERT_TRUE(forced);
   EXPECT_FALSE(smr::token{}.fence_policy().asymmetric());
   EXPECT_FALSE(smr::rcu{}.fence_policy().asymmetric());
+  EXPECT_FALSE(smr::nbr{}.fence_policy().asymmetric());
+  smr::test::run_set_stress<smr::hm_list_rr<std::uint64_t, smr::nbr>, smr::nbr>(
+      {.threads = 4, .key_range = 16, .ops_per_thread = 4000});
   smr::test::run_set_stress<smr::hm_list<std::uint64_t, smr::token>, smr::token>(
       {.threads = 4, .key_range = 16, .ops_per_thread = 4000});
   smr::test::run_set_stress<smr::hm_list<std::uint64_t, smr::rcu>, smr::rcu>(
