@@ -15,7 +15,7 @@
 // it is scheduled again), so a reclaimer must learn that each target has reacted. Each thread
 // has a phase word (detail::operation_word_slot), written only by its owner, with release
 // stores of growing values: odd on entering a read phase (the paper's CAS at line 8), the next
-// even value in reserve() (line 12), and the next odd value again when a neutralized read phase
+// even value in reserve() (line 12), and a larger odd value when a neutralized read phase
 // starts over. The handler writes nothing: it restarts the read phase iff the word is odd. The
 // store-load ordering between "I am in a read phase" and the phase's first reads is an
 // asymmetric fence pair (detail/asymmetric_fence.hpp): a compiler barrier on the read side, and
@@ -98,10 +98,10 @@
 // max_pending_rounds of them waits until it unblocks. Costs: two plain stores, a compiler
 // barrier and a sigsetjmp(env, 0) per read phase (no system call, no RMW); per reclamation
 // round, one membarrier, one load per registered slot, one pthread_kill per thread newly
-// caught in a read phase, and while the round is pending one
-// acquire load per retirement; a neutralized read phase pays one pthread_sigmask call.
-// Measured here (hash_map_rr, 16 keys, one thread, -O3): an operation costs ~5 ns more than with
-// no reclamation, against ~9 ns with the two RMWs this replaced and ~8 ns for DEBRA.
+// caught in a read phase, and while the round is pending one acquire load per retirement; a
+// neutralized read phase pays one pthread_sigmask call. Measured here (hash_map_rr, 16 keys,
+// one thread, -O3): an operation costs ~5 ns more than with no reclamation, against ~9 ns with
+// the two RMWs this replaced and ~8 ns for DEBRA.
 //
 // NBR+ (§5, Algorithm 2; smr::nbr_plus) is the same rule with the watermark policy: a thread
 // also frees without signalling, by piggybacking on a round another thread completed.
@@ -403,7 +403,7 @@ struct nbr_rule_with : rule_defaults {
       // relaxed: the handler (this thread) reads it after it read an odd phase word (acquire),
       // which the release store below publishes.
       ctx_.checkpoint.store(&checkpoint, std::memory_order_relaxed);
-      // Now restartable: the next odd value (after a neutralization, the one after the odd value
+      // Now restartable: the next odd value (after a neutralization, an odd value above the one
       // the handler saw, which acknowledges it: proof point (c)), release, then the light side
       // of the fence pair, so that this phase's reads come after it (proof point (a)).
       if (restarted)
