@@ -194,7 +194,8 @@ class token_thread : public operation_word_thread<Base> {
     return now - waiting_since_ns_ >= forward_after_ns_;
   }
 
-  void token_came_by() {
+  // The token came by, or we just looked for its holder: both bounds count from here.
+  void wait_anew() {
     ops_without_token_ = 0;
     ops_since_clock_ = 0;
     waiting_since_ns_ = 0;
@@ -209,7 +210,7 @@ class token_thread : public operation_word_thread<Base> {
   void receive() {
     const std::uint64_t lap = claim();
     if (lap == 0) return;
-    token_came_by();
+    wait_anew();
     this->tc().record_instant(event_kind::garbage, unreclaimed());
     // Orphans join the bag closed now, which waits a lap like the thread's own.
     current_.splice(this->adopt_orphans());
@@ -230,7 +231,7 @@ class token_thread : public operation_word_thread<Base> {
           [this] {
             if (this->slot().token.load(mo_relaxed) == 0) return;
             if (const std::uint64_t again = claim()) {
-              token_came_by();
+              wait_anew();
               pass_from(this->thread_id(), again);
             }
           },
@@ -266,7 +267,7 @@ class token_thread : public operation_word_thread<Base> {
   // holder is between operations, or still inside the operation it was in at our previous look
   // (with a debt); (b) of the proof. Out of line: rare.
   [[gnu::noinline]] void forward_held_token() {
-    token_came_by();
+    wait_anew();
     auto& registry = this->domain().registry();
     const std::size_t ids = registry.high_water();
     for (std::size_t id = 0; id < ids; ++id) {
