@@ -4,7 +4,7 @@
 // One handler serves every NBR domain and every signal number. It cannot know which domain
 // sent a signal (standard signals coalesce: two sends may produce one delivery), so it treats
 // every NBR handle of the interrupted thread alike: if one of them is in a read phase (odd
-// phase word) it jumps back to that read phase's checkpoint, whose restart publishes the next
+// phase word) it jumps back to that read phase's checkpoint, whose restart publishes a larger
 // odd value, the acknowledgement a waiting reclaimer looks for. A handle that is not in a read
 // phase has already moved on from any odd value a reclaimer saw. The handler writes no phase
 // word (only the owner's code does, so no update is ever lost between the two), which makes
