@@ -86,19 +86,36 @@ template <class DS>
   return run_op_from_pool(ds, h, op, k, acc, *pool, stop);
 }
 
-inline smr::core::stats_snapshot delta(const smr::core::stats_snapshot& end, const smr::core::stats_snapshot& start) {
-  smr::core::stats_snapshot d = end;
-  d.retired -= start.retired;
-  d.freed -= start.freed;
-  d.epochs -= start.epochs;
-  d.signals -= start.signals;
-  d.restarts -= start.restarts;
-  d.protect_retries -= start.protect_retries;
-  d.round_waits -= start.round_waits;
-  d.free_time_ns -= start.free_time_ns;
-  d.free_batches -= start.free_batches;
-  return d;
-}
+// The parts of a trial that depend on neither the structure nor the reclaimer, compiled once
+// (driver.cpp) instead of in every registered pair.
+smr::core::stats_snapshot delta(const smr::core::stats_snapshot& end, const smr::core::stats_snapshot& start);
+
+// Waits until every worker prefilled, printing progress. On an interrupt, the workers stop
+// claiming prefill slots and it returns false: the caller abandons the trial.
+bool wait_for_prefill(const arrival_counter& prefilled, unsigned workers, std::atomic<std::uint64_t>& claimed,
+                      std::uint64_t target, unsigned trial, progress& prog);
+
+struct timed_phase {
+  bool interrupted = false;
+  double elapsed_s = 0;  // from the release of the workers to the stop signal
+  double cpu_at_go = 0;  // process CPU seconds at the release
+};
+
+// Starts the node pool's timed phase (--node-pool), releases the workers (phase `running`), sleeps until --duration passed or an interrupt came,
+// printing progress, and raises the stop signal.
+timed_phase run_timed_phase(const options& o, const trial_spec& spec, phase_gate& phase, stop_signal& stop,
+                            progress& prog);
+
+// Adds the workers' counts, latencies and the free profile to the result; returns the element
+// count and key sum that validation expects.
+struct expected_contents {
+  std::uint64_t count = 0, sum = 0;
+};
+expected_contents collect_workers(trial_result& res, const std::vector<worker_state>& states,
+                                  const smr::core::free_profile_buffer& free_profile, const progress& prog);
+
+// Records the validation's verdict; a trial in which no operation completed fails whatever it says.
+void record_validation(trial_result& res, const validation& v);
 
 enum phase : int { prefilling = 0, prefilled = 1, running = 2, released = 3 };
 
@@ -265,20 +282,10 @@ trial_result run_trial(const trial_spec& spec) {
 
   // 1. Prefill.
   const auto prefill_start = std::chrono::steady_clock::now();
-  while (prefilled.load() < workers) {
-    if (interrupt_signal() != 0) {
-      // The workers stop claiming prefill slots, then pass every phase at once.
-      prefill_claimed.store(prefill_target, std::memory_order_relaxed);
-      abandon();
-      res.interrupted = true;
-      return res;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    prog.tick([&] {
-      const std::uint64_t done = std::min(prefill_claimed.load(std::memory_order_relaxed), prefill_target);
-      return "trial " + std::to_string(spec.trial) + ": prefill " + std::to_string(done) + "/" +
-             std::to_string(prefill_target);
-    });
+  if (!detail::wait_for_prefill(prefilled, workers, prefill_claimed, prefill_target, spec.trial, prog)) {
+    abandon();
+    res.interrupted = true;
+    return res;
   }
   res.prefill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - prefill_start).count();
 
@@ -299,33 +306,13 @@ trial_result run_trial(const trial_spec& spec) {
       std::chrono::microseconds(static_cast<std::int64_t>(o.duration_s * 1e6 / 200)), std::chrono::milliseconds(1),
       std::chrono::milliseconds(10));
   memory_monitor monitor(period, [&] { return domain.stats().unreclaimed; });
-  const auto go = std::chrono::steady_clock::now();
-  const auto deadline = go + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                 std::chrono::duration<double>(o.duration_s));
-  const double cpu_at_go = process_cpu_seconds();
-  if (spec.pool != nullptr) spec.pool->begin_timed();
-  phase.advance_to(detail::running);
-  for (auto now = go; now < deadline; now = std::chrono::steady_clock::now()) {
-    if (interrupt_signal() != 0) {
-      res.interrupted = true;
-      break;
-    }
-    // Short naps so that a signal stops the trial promptly.
-    std::this_thread::sleep_until(std::min(deadline, now + std::chrono::milliseconds(100)));
-    prog.tick([&] {
-      char line[96];
-      std::snprintf(line, sizeof line, "trial %u: %.1f s of %g s", spec.trial,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - go).count(), o.duration_s);
-      return std::string(line);
-    });
-  }
-  stop.raise();
-  const auto stopped = std::chrono::steady_clock::now();
-  res.elapsed_s = std::chrono::duration<double>(stopped - go).count();
+  const detail::timed_phase timed = detail::run_timed_phase(o, spec, phase, stop, prog);
+  res.interrupted = timed.interrupted;
+  res.elapsed_s = timed.elapsed_s;
 
   // 5. Statistics while every handle is alive, then teardown.
   workers_done.wait_for(workers);
-  res.cpu_s = process_cpu_seconds() - cpu_at_go;
+  res.cpu_s = process_cpu_seconds() - timed.cpu_at_go;
   const smr::core::stats_snapshot end_stats = domain.stats();
   const memory_monitor::result mem = monitor.finish();
   stallers_done.wait_for(stallers);
@@ -342,41 +329,13 @@ trial_result run_trial(const trial_spec& spec) {
   res.peak_rss_bytes = mem.peak_rss_bytes;
   res.end_rss_bytes = mem.end_rss_bytes;
 
-  latency_histogram all;
-  std::array<std::unique_ptr<latency_histogram>, op_kind_count> by_kind;
-  std::uint64_t expected_count = 0, expected_sum = 0;
-  for (const auto& st : states) {
-    if (!st.pin_error.empty()) prog.say("warning: " + st.pin_error);
-    res.per_thread_ops.push_back(st.ops);
-    res.ops += st.ops;
-    res.prefill_count += st.prefill.inserted;
-    for (unsigned k = 0; k < op_kind_count; ++k) {
-      if (!st.latency[k]) continue;
-      if (!by_kind[k]) by_kind[k] = std::make_unique<latency_histogram>();
-      by_kind[k]->merge(*st.latency[k]);
-      all.merge(*st.latency[k]);
-    }
-    expected_count += st.prefill.inserted + st.trial.inserted - st.trial.removed;
-    expected_sum += st.prefill.inserted_sum + st.trial.inserted_sum - st.trial.removed_sum;
-  }
-  res.latency = summary_of(all);
-  if (free_profile.calls.samples() != 0) res.free_calls = distribution_of(free_profile.calls);
-  if (free_profile.batches.samples() != 0) res.batch_frees = distribution_of(free_profile.batches);
-  for (unsigned k = 0; k < op_kind_count; ++k)
-    if (by_kind[k]) res.latency_by_kind[k] = distribution_of(*by_kind[k]);
+  const detail::expected_contents expected = detail::collect_workers(res, states, free_profile, prog);
 
   if (o.test_corrupt) {
     handle_t h = domain.attach();
     corrupt(ds, h);
   }
-  const validation v = validate(ds, expected_count, expected_sum, key_range);
-  res.valid = v.ok;
-  res.validation_detail = v.detail;
-  if (res.ops == 0) {  // nothing was measured: a failed trial, not a result
-    res.valid = false;
-    res.validation_detail = "no operation completed in the timed part (" + std::to_string(res.elapsed_s) +
-                            " s); " + res.validation_detail;
-  }
+  detail::record_validation(res, validate(ds, expected.count, expected.sum, key_range));
   return res;
 }
 

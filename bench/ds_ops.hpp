@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -136,61 +137,35 @@ struct validation {
   std::string detail;
 };
 
+// What a walk of the structure found, for judge(): the walk is the structure's own, the judgement
+// is the same for every instantiation and lives out of line (ds_ops.cpp).
+struct structure_walk {
+  std::uint64_t count = 0, sum = 0, out_of_range = 0;
+  bool is_set = false;
+  std::vector<key_type> keys;         // sets only: the keys visited, for the duplicate check
+  std::optional<std::uint64_t> size;  // size_unsafe(), if the structure has it
+  std::optional<std::string> broken;  // check_invariants_unsafe(), if it has it ("" = holds)
+};
+
+validation judge(structure_walk& walk, std::uint64_t expected_count, std::uint64_t expected_sum);
+
 // Single-threaded: no other thread may touch the structure.
 template <class DS>
 validation validate(DS& ds, std::uint64_t expected_count, std::uint64_t expected_sum, std::uint64_t key_range) {
   static_assert(requires(DS& d) { d.for_each_unsafe([](const key_type&) {}); },
                 "smrbench: a data structure must offer for_each_unsafe(fn) for validation");
-  std::vector<std::string> failures;
-  std::vector<std::string> checked;
-  std::uint64_t count = 0, sum = 0, out_of_range = 0;
-  std::vector<key_type> keys;
-  constexpr bool is_set = set_like<DS>;
-  if (is_set) keys.reserve(static_cast<std::size_t>(expected_count));
+  structure_walk walk;
+  walk.is_set = set_like<DS>;
+  if (walk.is_set) walk.keys.reserve(static_cast<std::size_t>(expected_count));
   ds.for_each_unsafe([&](const key_type& k) {
-    ++count;
-    sum += static_cast<std::uint64_t>(k);
-    if (k < 0 || static_cast<std::uint64_t>(k) >= key_range) ++out_of_range;
-    if (is_set) keys.push_back(k);
+    ++walk.count;
+    walk.sum += static_cast<std::uint64_t>(k);
+    if (k < 0 || static_cast<std::uint64_t>(k) >= key_range) ++walk.out_of_range;
+    if (walk.is_set) walk.keys.push_back(k);
   });
-
-  if (count != expected_count)
-    failures.push_back("element count " + std::to_string(count) + " != expected " + std::to_string(expected_count) +
-                       " (prefill + inserted - removed)");
-  if (sum != expected_sum)
-    failures.push_back("key checksum " + std::to_string(sum) + " != expected " + std::to_string(expected_sum));
-  checked.push_back("checksum and count (" + std::to_string(count) + " elements)");
-  if (out_of_range != 0) failures.push_back(std::to_string(out_of_range) + " keys outside [0, key_range)");
-  checked.push_back("key range");
-
-  if constexpr (is_set) {
-    std::sort(keys.begin(), keys.end());
-    const auto dups = static_cast<std::uint64_t>(keys.end() - std::unique(keys.begin(), keys.end()));
-    if (dups != 0) failures.push_back(std::to_string(dups) + " duplicate keys in a set");
-    checked.push_back("distinct keys");
-  }
-  if constexpr (requires(DS& d) { d.size_unsafe(); }) {
-    const auto size = static_cast<std::uint64_t>(ds.size_unsafe());
-    if (size != count)
-      failures.push_back("size_unsafe() " + std::to_string(size) + " != " + std::to_string(count) +
-                         " elements visited");
-    checked.push_back("size_unsafe");
-  }
-  if constexpr (requires(DS& d) { d.check_invariants_unsafe(); }) {
-    const std::string broken = ds.check_invariants_unsafe();
-    if (!broken.empty()) failures.push_back("invariants: " + broken);
-    checked.push_back("invariants");
-  }
-
-  validation v;
-  v.ok = failures.empty();
-  if (v.ok) {
-    v.detail = "checked ";
-    for (std::size_t i = 0; i < checked.size(); ++i) v.detail += (i ? ", " : "") + checked[i];
-  } else {
-    for (std::size_t i = 0; i < failures.size(); ++i) v.detail += (i ? "; " : "") + failures[i];
-  }
-  return v;
+  if constexpr (requires(DS& d) { d.size_unsafe(); }) walk.size = static_cast<std::uint64_t>(ds.size_unsafe());
+  if constexpr (requires(DS& d) { d.check_invariants_unsafe(); }) walk.broken = ds.check_invariants_unsafe();
+  return judge(walk, expected_count, expected_sum);
 }
 
 }  // namespace smrbench

@@ -79,6 +79,7 @@ const char* type_name() {
 
 }  // namespace detail
 
+// The names of a reclaimer's tunables.
 template <class R>
 std::vector<std::string> tunable_names() {
   std::vector<std::string> names;
@@ -86,13 +87,19 @@ std::vector<std::string> tunable_names() {
   return names;
 }
 
-// Applies `params` to `cfg`. Returns an empty string, or the one-line reason they are invalid.
-template <class R>
-std::string apply_params(typename R::config& cfg, const param_list& params) {
-  const std::string reclaimer(R::name);
+namespace detail {
+
+// The messages of apply_params, out of line (tunables.cpp): one copy, not one per reclaimer.
+std::string duplicate_param(const std::string& name);
+std::string bad_param_value(const std::string& name, const std::string& value, const char* expected);
+std::string unknown_param(const std::string& name, std::string_view reclaimer, const std::vector<std::string>& accepted);
+
+// Keyed on the rule, so that a reclaimer and its _af variant share one instantiation.
+template <class Rule>
+std::string apply_rule_params(typename Rule::config& cfg, const param_list& params, std::string_view reclaimer) {
   std::set<std::string> seen;
   for (const auto& [name, value] : params) {
-    if (!seen.insert(name).second) return "--param " + name + " is given more than once";
+    if (!seen.insert(name).second) return duplicate_param(name);
     bool matched = false;
     std::string error;
     std::apply(
@@ -102,31 +109,40 @@ std::string apply_params(typename R::config& cfg, const param_list& params) {
                 if (matched || f.name != name) return;
                 matched = true;
                 using T = std::remove_reference_t<decltype(cfg.*(f.member))>;
-                if (!detail::parse_value<T>(value, cfg.*(f.member)))
-                  error = "bad --param " + name + "=" + value + ": expected " + detail::type_name<T>();
+                if (!parse_value<T>(value, cfg.*(f.member))) error = bad_param_value(name, value, type_name<T>());
               }(),
               ...);
         },
-        R::rule::tunables);
+        Rule::tunables);
     if (!error.empty()) return error;
     if (!matched) {
-      const auto names = tunable_names<R>();
-      if (names.empty()) return "unknown --param '" + name + "': " + reclaimer + " has no tunables";
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      return "unknown --param '" + name + "' for " + reclaimer + "; accepted: " + list;
+      std::vector<std::string> accepted;
+      std::apply([&](const auto&... f) { (accepted.emplace_back(f.name), ...); }, Rule::tunables);
+      return unknown_param(name, reclaimer, accepted);
     }
   }
   return {};
 }
 
+template <class Rule>
+nlohmann::json describe_rule_params(const typename Rule::config& cfg) {
+  nlohmann::json out = nlohmann::json::object();
+  std::apply([&](const auto&... f) { ((out[std::string(f.name)] = plain(cfg.*(f.member))), ...); }, Rule::tunables);
+  return out;
+}
+
+}  // namespace detail
+
+// Applies `params` to `cfg`. Returns an empty string, or the one-line reason they are invalid.
+template <class R>
+std::string apply_params(typename R::config& cfg, const param_list& params) {
+  return detail::apply_rule_params<typename R::rule>(cfg, params, R::name);
+}
+
 // The effective value of every tunable (defaults included), for the record's config.params.
 template <class R>
 nlohmann::json describe_params(const typename R::config& cfg) {
-  nlohmann::json out = nlohmann::json::object();
-  std::apply([&](const auto&... f) { ((out[std::string(f.name)] = detail::plain(cfg.*(f.member))), ...); },
-             R::rule::tunables);
-  return out;
+  return detail::describe_rule_params<typename R::rule>(cfg);
 }
 
 // One line per tunable for --list: "name (default D): help".

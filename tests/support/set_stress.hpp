@@ -32,6 +32,25 @@ struct set_stress_params {
   unsigned insert_pct = 40;  // remove_pct the same; the rest are contains
 };
 
+// What a stress run ends with, and its checks: not a template, so that each test program
+// compiles the assertions once rather than once per reclaimer.
+struct set_stress_totals {
+  std::uint64_t expected_sum = 0, present_sum = 0;  // wrap; only compared for equality
+  std::int64_t expected_count = 0, present_count = 0, size = 0;
+  std::string invariants;  // check_invariants_unsafe(): "" when they hold
+  std::uint64_t private_mismatches = 0;
+  std::uint64_t freed = 0, retired = 0;
+};
+
+inline void check_set_stress_totals(const set_stress_totals& t) {
+  EXPECT_EQ(t.private_mismatches, 0u) << "results on thread-private keys were wrong";
+  EXPECT_EQ(t.present_sum, t.expected_sum) << "key checksum: updates lost or duplicated";
+  EXPECT_EQ(t.present_count, t.expected_count);
+  EXPECT_EQ(t.size, t.expected_count);
+  EXPECT_EQ(t.invariants, "");
+  EXPECT_LE(t.freed, t.retired);
+}
+
 // Set is e.g. smr::hm_list<std::uint64_t, R>; extra constructor arguments follow the domain.
 template <class Set, class R, class... Args>
 void run_set_stress(const set_stress_params& p, Args&&... set_args) {
@@ -116,21 +135,20 @@ void run_set_stress(const set_stress_params& p, Args&&... set_args) {
         },
         std::chrono::seconds(240), "set stress");
 
-    expected_sum += sum_delta.load();
-    expected_count += count_delta.load();
-    std::uint64_t present_sum = 0;
-    std::int64_t present_count = 0;
+    set_stress_totals totals;
+    totals.expected_sum = expected_sum + sum_delta.load();
+    totals.expected_count = expected_count + count_delta.load();
     set.for_each_unsafe([&](const std::uint64_t& k) {
-      present_sum += k;
-      ++present_count;
+      totals.present_sum += k;
+      ++totals.present_count;
     });
-    EXPECT_EQ(private_mismatches.load(), 0u) << "results on thread-private keys were wrong";
-    EXPECT_EQ(present_sum, expected_sum) << "key checksum: updates lost or duplicated";
-    EXPECT_EQ(present_count, expected_count);
-    EXPECT_EQ(static_cast<std::int64_t>(set.size_unsafe()), expected_count);
-    EXPECT_EQ(set.check_invariants_unsafe(), "");
+    totals.size = static_cast<std::int64_t>(set.size_unsafe());
+    totals.invariants = set.check_invariants_unsafe();
+    totals.private_mismatches = private_mismatches.load();
     const auto s = domain.stats();
-    EXPECT_LE(s.freed, s.retired);
+    totals.freed = s.freed;
+    totals.retired = s.retired;
+    check_set_stress_totals(totals);
   }
 }
 
