@@ -158,22 +158,29 @@ class limbo_bag {
   // Each thread keeps a few emptied blocks for its next bags: an epoch scheme that advances
   // every few operations (DEBRA at one thread) starts a bag of a handful of nodes each time, and
   // a malloc and a free per bag cost it 9% of its throughput on a 20K-key hash map.
+  // Trivially destructible, so that it stays usable until the thread ends: a bag destroyed
+  // after this thread's thread_locals (a static domain at exit, or a facade's thread table)
+  // still reaches it. The closer, a thread_local of its own, frees the cached blocks at thread
+  // exit and leaves the cache full, so that later deletes free directly. Those stores go to an
+  // object that stays alive: the same stores in the cache's own destructor would be dead stores
+  // to a dying object, which GCC's lifetime DSE may delete (and did, under one set of flags:
+  // the cache then kept freed blocks, and leaked the next ones).
   struct block_cache {
     static constexpr unsigned capacity = 4;
     block* head = nullptr;
     unsigned count = 0;
-    block_cache() = default;
-    block_cache(const block_cache&) = delete;
-    block_cache& operator=(const block_cache&) = delete;
-    // A bag destroyed later on this thread (a static domain at exit, after the thread's
-    // thread_locals) finds the cache full and frees its blocks directly.
-    ~block_cache() {
-      while (head != nullptr) std::free(std::exchange(head, head->next));
-      count = capacity;
+  };
+  static_assert(std::is_trivially_destructible_v<block_cache>);
+  struct block_cache_closer {
+    block_cache* cache;
+    ~block_cache_closer() {
+      while (cache->head != nullptr) std::free(std::exchange(cache->head, cache->head->next));
+      cache->count = block_cache::capacity;
     }
   };
   static block_cache& cache() {
     thread_local block_cache c;
+    thread_local block_cache_closer closer{&c};
     return c;
   }
   static block* new_block() {
