@@ -101,8 +101,9 @@ struct timed_phase {
   double cpu_at_go = 0;  // process CPU seconds at the release
 };
 
-// Starts the node pool's timed phase (--node-pool), releases the workers (phase `running`), sleeps until --duration passed or an interrupt came,
-// printing progress, and raises the stop signal.
+// Starts the node pool's timed phase (--node-pool), releases the workers (phase `running`),
+// sleeps until --duration passed or an interrupt came, printing progress, and raises the stop
+// signal.
 timed_phase run_timed_phase(const options& o, const trial_spec& spec, phase_gate& phase, stop_signal& stop,
                             progress& prog);
 

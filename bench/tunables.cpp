@@ -9,7 +9,8 @@ std::string bad_param_value(const std::string& name, const std::string& value, c
   return "bad --param " + name + "=" + value + ": expected " + expected;
 }
 
-std::string unknown_param(const std::string& name, std::string_view reclaimer, const std::vector<std::string>& accepted) {
+std::string unknown_param(const std::string& name, std::string_view reclaimer,
+                          const std::vector<std::string>& accepted) {
   if (accepted.empty()) return "unknown --param '" + name + "': " + std::string(reclaimer) + " has no tunables";
   std::string list;
   for (const auto& n : accepted) list += (list.empty() ? "" : ", ") + n;

@@ -92,7 +92,8 @@ namespace detail {
 // The messages of apply_params, out of line (tunables.cpp): one copy, not one per reclaimer.
 std::string duplicate_param(const std::string& name);
 std::string bad_param_value(const std::string& name, const std::string& value, const char* expected);
-std::string unknown_param(const std::string& name, std::string_view reclaimer, const std::vector<std::string>& accepted);
+std::string unknown_param(const std::string& name, std::string_view reclaimer,
+                          const std::vector<std::string>& accepted);
 
 // Keyed on the rule, so that a reclaimer and its _af variant share one instantiation.
 template <class Rule>
