@@ -164,7 +164,7 @@ class limbo_bag {
   // exit and leaves the cache full, so that later deletes free directly. Those stores go to an
   // object that stays alive: the same stores in the cache's own destructor would be dead stores
   // to a dying object, which GCC's lifetime DSE may delete (and did, under one set of flags:
-  // the cache then kept freed blocks, and leaked the next ones).
+  // the dead cache then took in the blocks of later bags, and nobody freed them).
   struct block_cache {
     static constexpr unsigned capacity = 4;
     block* head = nullptr;
