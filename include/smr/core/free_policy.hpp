@@ -39,13 +39,13 @@ class batch_free {
   std::size_t pending() const { return 0; }
 };
 
-// Frees `PerOperation` parked nodes per operation, plus as many as the thread retired since its
-// previous operation. The paper frees them "one by one, each time a data structure operation is
-// performed"; a set or queue operation retires at most one node, so one free per operation
-// keeps up on average and two (the default) also drains what a thread adopts from exited
-// threads. An update of a persistent tree retires a whole path (the Bonsai tree: about 20 nodes
-// at 65,536 keys), and a fixed number per operation would fall behind without bound: matching
-// the thread's own retire rate keeps the backlog at what the reclaimer holds back.
+// Frees `PerOperation` parked nodes per operation, plus as many as the thread retired since it
+// last freed or parked some. The paper frees them "one by one, each time a data structure
+// operation is performed"; a set or queue operation retires at most one node, so one free per
+// operation keeps up on average and two (the default) also drains what a thread adopts from
+// exited threads. An update of a persistent tree retires a whole path (the Bonsai tree: about
+// 20 nodes at 65,536 keys), and a fixed number per operation would fall behind without bound:
+// matching the thread's own retire rate keeps the backlog at what the reclaimer holds back.
 template <unsigned PerOperation = 2>
 class amortized_free {
   static_assert(PerOperation > 0, "amortized_free must free at least one node per operation");
@@ -54,8 +54,23 @@ class amortized_free {
   static constexpr std::string_view suffix = "_af";
   static constexpr std::string_view summary_suffix = "; amortized free (Epochs too epic §3.3)";
 
-  void release(detail::limbo_bag&& safe, detail::thread_core&) { parked_.splice(std::move(safe)); }
+  void release(detail::limbo_bag&& safe, detail::thread_core& tc) {
+    // Retirements while nothing was parked owe no frees: the budget counts from here.
+    if (parked_.empty()) retired_seen_ = tc.stats().retired.read();
+    parked_.splice(std::move(safe));
+  }
+  // Most operations find nothing parked (the backlog drains faster than a thread retires), so
+  // that test is all they pay, inline. Doing the budget's bookkeeping in every operation, out
+  // of line, cost the fastest schemes 10-12% of their throughput on a 20K-key hash map.
   void on_operation(detail::thread_core& tc) {
+    if (parked_.empty()) [[likely]] return;
+    free_some(tc);
+  }
+  void flush(detail::thread_core& tc) { tc.free_now(parked_.take_all()); }
+  std::size_t pending() const { return parked_.size(); }
+
+ private:
+  [[gnu::noinline]] void free_some(detail::thread_core& tc) {
     // The thread's own counter (written only by it): no synchronization.
     const std::uint64_t retired = tc.stats().retired.read();
     std::uint64_t budget = PerOperation + (retired - retired_seen_);
@@ -66,12 +81,11 @@ class amortized_free {
       tc.free_one(n);
     }
   }
-  void flush(detail::thread_core& tc) { tc.free_now(parked_.take_all()); }
-  std::size_t pending() const { return parked_.size(); }
 
- private:
   detail::limbo_bag parked_;
-  std::uint64_t retired_seen_ = 0;  // the thread's retired count at its previous operation
+  // The thread's retired count when it last freed parked nodes or parked a batch on an empty
+  // backlog.
+  std::uint64_t retired_seen_ = 0;
 };
 
 }  // namespace smr::core
