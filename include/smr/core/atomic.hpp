@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #if defined(SMR_RELACY)
@@ -207,6 +208,10 @@ inline void spin_pause() {
 }
 
 #endif
+
+// Granularity of false sharing: data written by different threads (or written often and read by
+// many) is aligned to it so that one thread's stores do not invalidate another's line.
+inline constexpr std::size_t cache_line = 64;
 
 // Owner-written counter that other threads read: the owner does load+store (no RMW, no lock
 // prefix), readers take a relaxed snapshot. Only the owning thread may call add().

@@ -64,7 +64,7 @@ struct stats_snapshot {
 // writes made the threads that read them miss. That false sharing cost wfe_af 11-12% of its
 // throughput on a 20K-key hash map (2 and 8 threads, jemalloc): amortized free folds a batch
 // into the gauge 32 nodes at a time, where a batch free does it once.
-class alignas(64) unreclaimed_gauge {
+class alignas(cache_line) unreclaimed_gauge {
  public:
   void add(std::int64_t delta) {
     std::int64_t now = value_.fetch_add(delta, mo_relaxed) + delta;

@@ -15,9 +15,6 @@
 namespace smr::detail {
 using namespace ::smr::core;  // the public building blocks (atomics, nodes, stats)
 
-
-inline constexpr std::size_t cache_line = 64;
-
 // Every slot type is aligned to a cache line so neighbours' announcements never share one.
 template <class Slot>
 class thread_registry {

@@ -100,7 +100,7 @@ struct wfe_rule : detail::era_rule_base {
   using eras = detail::published_words<reservation>;
 
   // A protection slot's request for help; written by its owner before it opens the request.
-  struct alignas(detail::cache_line) request {
+  struct alignas(core::cache_line) request {
     core::atomic_pair answer;  // {pending, tag} open; {value, era} answered; {0, 0} closed by the owner
     core::atomic<const core::atomic<std::uintptr_t>*> link{nullptr};
     core::atomic<std::uint64_t> lo{no_era}, hi{no_era};  // the owner's other published eras
@@ -116,7 +116,7 @@ struct wfe_rule : detail::era_rule_base {
     core::atomic<request*> requests{nullptr};  // K, allocated by the slot's first owner
     // The owner's words while it helps another thread: [help_lo, help_hi] pins the node that
     // holds the link, help_era the node read from it.
-    alignas(detail::cache_line) core::atomic<std::uint64_t> help_lo{no_era};
+    alignas(core::cache_line) core::atomic<std::uint64_t> help_lo{no_era};
     core::atomic<std::uint64_t> help_hi{no_era};
     core::atomic<std::uint64_t> help_era{no_era};
   };
@@ -133,8 +133,8 @@ struct wfe_rule : detail::era_rule_base {
    private:
     friend struct wfe_rule;
     // Open requests exist while asked_ != done_: an era advance helps only then.
-    alignas(detail::cache_line) core::atomic<std::uint64_t> asked_{0};
-    alignas(detail::cache_line) core::atomic<std::uint64_t> done_{0};
+    alignas(core::cache_line) core::atomic<std::uint64_t> asked_{0};
+    alignas(core::cache_line) core::atomic<std::uint64_t> done_{0};
     core::atomic<std::uint64_t> helped_{0};
   };
 
