@@ -6,13 +6,15 @@
 //  - the token keeps moving past a thread that is attached but idle (forwarding), and past
 //    the slot of a thread that detached, so the busy thread's garbage stays bounded;
 //  - it keeps moving past a thread that stays inside one operation (forwarded with a debt),
-//    and nothing retired after that operation began is freed until it ends.
+//    and nothing retired after that operation began is freed until it ends; one forward goes
+//    past several such threads in a row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <thread>
 #include <vector>
 
@@ -145,16 +147,21 @@ void busy_thread_keeps_receiving(bool idle_thread_detaches) {
 struct stall_outcome {
   std::uint64_t laps_during = 0;  // token laps while `stalled` was inside its operation
   int freed_during = 0;           // nodes freed by then (at most the 200 retired before it)
-  bool drained = false;           // everything freed once the operation ended
+  // With several stalled: nodes freed after the first of them left its operation and 400 more
+  // were retired, the others still inside theirs (again at most the 200).
+  int freed_after_first_left = 0;
+  bool drained = false;           // everything freed once the operations ended
 };
 constexpr int retired_before_stall = 200, retired_during_stall = 400;
 constexpr unsigned stall_forward_after = 4;
 
+// With `stalled_count` > 1 the stalled handles sit one after another in the ring.
 template <class R>
-stall_outcome stall_inside_an_operation() {
+stall_outcome stall_inside_an_operation(std::size_t stalled_count = 1) {
   R domain({.forward_after = stall_forward_after, .pass_check_every = 2});
   std::atomic<int> freed{0};
-  auto stalled = domain.attach();  // attached first: creates the token
+  std::deque<typename R::handle> stalled;  // the first attached creates the token
+  for (std::size_t i = 0; i < stalled_count; ++i) stalled.emplace_back(domain);
   auto worker = domain.attach();
   auto retire_one = [&] {
     auto g = worker.begin_op();
@@ -165,26 +172,38 @@ stall_outcome stall_inside_an_operation() {
   EXPECT_GT(freed.load(), retired_before_stall / 2) << R::name << ": not freeing before the stall";
   stall_outcome out;
   {
-    auto op = stalled.begin_op();  // takes the token if it is there, passes it, stays inside
+    // Each takes the token if it is there, passes it, and stays inside its operation.
+    std::deque<typename R::guard> ops;
+    for (auto& h : stalled) ops.emplace_back(h);
     const std::uint64_t laps_at_stall = domain.stats().epochs;
     for (int i = 0; i < retired_during_stall; ++i) retire_one();
     out.laps_during = domain.stats().epochs - laps_at_stall;
     out.freed_during = freed.load();
+    if (stalled_count > 1) {
+      // Its debt is paid; the others' debts must still hold back everything since the stall.
+      ops.pop_front();
+      for (int i = 0; i < retired_during_stall; ++i) retire_one();
+      out.freed_after_first_left = freed.load();
+    }
   }
   // The operation ended: the debt is paid at the next receipt.
-  out.drained = worker.reclaim_now(std::chrono::seconds(10)) &&
-                freed.load() == retired_before_stall + retired_during_stall;
+  const int retired = retired_before_stall + retired_during_stall * (stalled_count > 1 ? 2 : 1);
+  out.drained = worker.reclaim_now(std::chrono::seconds(10)) && freed.load() == retired;
   return out;
 }
 
 template <class R>
-void forwarded_past_a_thread_inside_an_operation() {
-  const stall_outcome o = stall_inside_an_operation<R>();
-  // Forwarded past at every other look (2 x forward_after operations of the worker).
+void forwarded_past_a_thread_inside_an_operation(std::size_t stalled_count = 1) {
+  const stall_outcome o = stall_inside_an_operation<R>(stalled_count);
+  // Forwarded past at every other look (2 x forward_after operations of the worker), past all
+  // the stalled threads at once: one barrier covers them all.
   EXPECT_GE(o.laps_during, retired_during_stall / (2 * stall_forward_after + 2) - 2)
-      << R::name << ": the token stopped at the thread inside an operation";
+      << R::name << ": the token stopped at a thread inside an operation (" << stalled_count << " stalled)";
   // Bags older than the debt by two laps may go; nothing retired after the operation began.
   EXPECT_LE(o.freed_during, retired_before_stall) << R::name << ": freed a node retired during the operation";
+  // Each thread the forward went past carries its own debt.
+  EXPECT_LE(o.freed_after_first_left, retired_before_stall)
+      << R::name << ": freed a node while a thread forwarded past later in the chain was still inside";
   EXPECT_TRUE(o.drained) << R::name;
 }
 
@@ -196,6 +215,11 @@ TEST(TokenForwarding, PastAThreadInsideAnOperationWithADebtAmortized) {
 }
 TEST(TokenForwarding, PastAThreadInsideAnOperationWithADebtNaive) {
   forwarded_past_a_thread_inside_an_operation<smr::token_naive>();
+}
+// Oversubscribed, the token meets one descheduled thread after another; a forward goes past
+// every one it finds still inside the operation of the forwarder's previous look.
+TEST(TokenForwarding, PastSeveralStalledThreadsInOneForward) {
+  forwarded_past_a_thread_inside_an_operation<smr::token_af>(3);
 }
 // The control: without the ledger, the same run frees what the stalled operation may hold.
 TEST(TokenForwarding, WithoutDebtsTheStalledOperationLosesItsNodes) {

@@ -20,22 +20,27 @@
 // barrier, paid only then):
 //  - if the holder is between operations (or detached): it holds no reference, so the token
 //    may go past it;
-//  - if the holder is inside the same operation as at the forwarder's previous look (it is most
-//    likely descheduled: with more threads than cores the token would otherwise wait for one
-//    such thread after another, a lap lasting the sum of their time slices): the token goes
-//    past it all the same, and the forwarder records a debt in the ledger the token carries
-//    (detail/token_debts.hpp): the thread, its operation word and the lap. A bag is freed only
-//    once no unpaid debt could cover it; a debt is paid when its thread's word has moved on.
-// Why a time bound as well as an operation count: how long 1,024 operations take depends on the
-// structure, and a stalled lap is a matter of time (a descheduled holder waits out other
-// threads' time slices). With 8 threads on 2 cores the count alone gave 1,450 laps/s on a
-// 20K-key hash map but 290 on the 2M-key ABtree; a count that suits the ABtree (256: 1,100
-// laps/s) cost the hash map a third of its throughput in barriers. The default time bound,
-// 100 us, gives the ABtree 790 laps/s (and 44% less peak garbage) at the same throughput, and
-// costs the hash map 3-4% at 8 threads (a thread back from a time slice away looks at once;
-// its laps/s stay as they were); 50 us gives the ABtree 1,170 laps/s but costs the 1M-key hash
-// map 9% (token_af, jemalloc). The clock is read every `clock_every` operations without the
-// token (a vDSO call, ~16 ns here), never while the token keeps coming by.
+//  - if the token was at the same holder at the forwarder's previous look and the holder is
+//    still inside the same operation (it is most likely descheduled: with more threads than
+//    cores the token would otherwise wait for one such thread after another, a lap lasting the
+//    sum of their time slices): the token goes past it all the same, and the forwarder records
+//    a debt in the ledger the token carries (detail/token_debts.hpp): the thread, its operation
+//    word and the lap. A bag is freed only once no unpaid debt could cover it; a debt is paid
+//    when its thread's word has moved on. A holder found in a new operation gets its second
+//    look after `clock_every` more operations of the forwarder, not a whole bound later.
+// One forward goes on past every following thread that is between operations or still inside
+// the operation it was in at the forwarder's previous look (a debt each), since the one barrier
+// covers all their words: oversubscribed, consecutive threads are often descheduled together.
+// Why a time bound as well as a count: how long a count of operations takes depends on the
+// structure, and a stalled lap is a matter of time. Why these bounds: a forward costs a barrier, and a lap costs a receipt at every thread (a few
+// cache-line transfers and the debts' checks), so laps faster than needed cost throughput. With
+// 8 threads on 2 cores (token_af, jemalloc, 3 runs), forwarding one thread at a time with 1,024
+// operations or 100 us gave 1,240-1,550 laps/s on the hash map (1M and 20K keys) but 770 on the
+// 2M-key ABtree; going past every stalled thread in one forward, with these bounds, gives
+// 2,600-3,400 laps/s on all three and 0-11% more throughput (the ABtree the same); the same
+// forward with 1,024 operations and 100 us ran 5,500-10,000 laps/s and cost 6-11%. The clock is
+// read every `clock_every` operations without the token (a vDSO call, ~16 ns here), never while
+// the token keeps coming by.
 // With `look_every` = k > 1 (smr's tunable; the paper looks at every operation) a thread
 // looks at its slot every k-th operation: the token waits there meanwhile, which slows a lap by
 // at most k operations per thread and saves the cache-line transfer of a receipt at every
@@ -53,8 +58,9 @@
 //  (a) passed by U itself, at the start of an operation O': O' and later operations read only
 //      after the acquire claim, so they observe W; O precedes O' and ended before U's release
 //      pass, which happens before R(j).
-//  (b) forwarded by F: F claimed the token (acquire: W happens before), ran the heavy fence, and
-//      read U's operation word w. A later operation stores a new odd value and runs the light
+//  (b) forwarded by F: F claimed the token (acquire: W happens before), from U's slot or from a
+//      thread before U in the same forward, ran the heavy fence once, and then read U's
+//      operation word w. A later operation stores a new odd value and runs the light
 //      fence before reading; F's read missed that store, so by the asymmetric pair
 //      (detail/asymmetric_fence.hpp) its reads observe W. If w is even, it is the release store
 //      ending U's latest operation (or the initial value): U's earlier operations happen before
@@ -84,6 +90,7 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/asymmetric_fence.hpp"
@@ -184,8 +191,12 @@ class token_thread : public operation_word_thread<Base> {
   // forward_after_us microseconds, since the token last came by (or since our last look).
   bool waited_too_long() {
     if ((ops_without_token_ += look_every_) >= forward_after_) return true;
-    if (forward_after_ns_ == 0 || (ops_since_clock_ += look_every_) < clock_every) return false;
+    if ((ops_since_clock_ += look_every_) < clock_every) return false;
     ops_since_clock_ = 0;
+    // A holder found inside an operation at our previous look gets a second look this soon:
+    // a running holder finishes an operation in far fewer than clock_every of ours.
+    if (second_look_due_) return true;
+    if (forward_after_ns_ == 0) return false;
     const std::uint64_t now = core::monotonic_ns();
     if (waiting_since_ns_ == 0) {  // the first reading since the token came by: start the wait
       waiting_since_ns_ = now;
@@ -199,6 +210,7 @@ class token_thread : public operation_word_thread<Base> {
     ops_without_token_ = 0;
     ops_since_clock_ = 0;
     waiting_since_ns_ = 0;
+    second_look_due_ = false;
   }
 
   // Takes the token from this thread's slot; 0 if it is not there (or was forwarded meanwhile).
@@ -241,6 +253,13 @@ class token_thread : public operation_word_thread<Base> {
 
   // Hands the token, taken from slot `from` (ours, or an idle thread's), to the next owned id.
   void pass_from(std::size_t from, std::uint64_t lap) {
+    const std::size_t next = next_visit(from, lap);
+    // release: the lap's chain (header comment) continues to the receiver's claim.
+    this->domain().registry().slot_at(next).token.store(lap, mo_release);
+  }
+
+  // The next owned id after `from` in ring order; `lap` grows by one where the lap wraps.
+  std::size_t next_visit(std::size_t from, std::uint64_t& lap) {
     auto& registry = this->domain().registry();
     // Light fence: (c) of the proof; orders our claim before the reads of ownership and of the
     // high-water mark below.
@@ -259,13 +278,12 @@ class token_thread : public operation_word_thread<Base> {
       this->tc().stats().epochs.add();
       this->tc().record_instant(event_kind::epoch_advance, lap);
     }
-    // release: the lap's chain (header comment) continues to the receiver's claim.
-    registry.slot_at(next).token.store(lap, mo_release);
+    return next;
   }
 
-  // The token has not come by for forward_after operations: pass it on for its holder if the
-  // holder is between operations, or still inside the operation it was in at our previous look
-  // (with a debt); (b) of the proof. Out of line: rare.
+  // The token has not come by for a while: pass it on for its holder if the holder looks stalled
+  // (between operations, or still inside the operation it was in at our previous look; then
+  // with a debt), and past every stalled thread after it; (b) of the proof. Out of line: rare.
   [[gnu::noinline]] void forward_held_token() {
     wait_anew();
     auto& registry = this->domain().registry();
@@ -276,25 +294,60 @@ class token_thread : public operation_word_thread<Base> {
       // acquire: pairs with the passer's release, so the lap so far happens before the fence.
       std::uint64_t lap = s.token.load(mo_acquire);
       if (lap == 0) continue;
-      // relaxed: a hint, checked again after the barrier. A holder in a new operation is
-      // probably running and about to pass the token itself: remember it, and skip the barrier.
+      // relaxed: a hint, checked again after the barrier. A holder inside an operation is
+      // probably running and about to pass the token itself, unless the token sat here at our
+      // previous look too and the holder is still in the same operation: until then skip the
+      // barrier, and look again soon.
       const std::uint64_t seen = s.operations.load(mo_relaxed);
-      if (operation_word_slot::inside(seen) && (id != stuck_id_ || seen != stuck_word_)) {
-        stuck_id_ = id;
-        stuck_word_ = seen;
-        return;
+      const bool same_holder = id == holder_at_last_look_;
+      holder_at_last_look_ = id;
+      if (operation_word_slot::inside(seen) && !(same_holder && looks_stalled(id, seen))) {
+        second_look_due_ = true;
+        break;
       }
       this->fences().heavy();
       // acquire: pairs with the holder's release stores of its word: if even, its operations
       // happen before our pass.
       const std::uint64_t word = s.operations.load(mo_acquire);
       // acquire: as claim(); fails if the holder took the token itself meanwhile.
-      if (!s.token.compare_exchange_strong(lap, 0, mo_acquire, mo_relaxed)) return;
-      if (operation_word_slot::inside(word)) this->domain().debts_.record(id, word, lap);
-      pass_from(id, lap);
-      return;
+      if (s.token.compare_exchange_strong(lap, 0, mo_acquire, mo_relaxed)) forward_from(id, word, lap);
+      break;
     }
     // Not in any slot: a thread is between taking and passing it, and is running.
+    remember_words(ids);
+  }
+
+  // Passes the token, claimed from the stalled `id` (operation word `word`), on past it and past
+  // every stalled thread after it: the one barrier we ran covers all their words, read after it.
+  void forward_from(std::size_t id, std::uint64_t word, std::uint64_t lap) {
+    auto& registry = this->domain().registry();
+    std::size_t next;
+    for (;;) {
+      if (operation_word_slot::inside(word)) this->domain().debts_.record(id, word, lap);
+      next = next_visit(id, lap);
+      if (next == this->thread_id()) break;  // ours: taken at our next look
+      // acquire: as the holder's word in forward_held_token.
+      const std::uint64_t next_word = registry.slot_at(next).operations.load(mo_acquire);
+      if (!looks_stalled(next, next_word)) break;
+      id = next;
+      word = next_word;
+    }
+    // release: the lap's chain (header comment) continues to the receiver's claim.
+    registry.slot_at(next).token.store(lap, mo_release);
+  }
+
+  // Between operations, or inside the one it was in at our previous look (most likely
+  // descheduled: a running thread's operation is far shorter than the wait before a look).
+  bool looks_stalled(std::size_t id, std::uint64_t word) const {
+    return !operation_word_slot::inside(word) || (id < last_words_.size() && last_words_[id] == word);
+  }
+
+  // Keeps every thread's operation word for looks_stalled at our next look.
+  void remember_words(std::size_t ids) {
+    auto& registry = this->domain().registry();
+    last_words_.resize(ids);
+    // relaxed: a hint only; the forward reads the words again after the barrier.
+    for (std::size_t id = 0; id < ids; ++id) last_words_[id] = registry.slot_at(id).operations.load(mo_relaxed);
   }
 
   // Only while holding the token (the ledger is part of it): drops the paid debts and returns
@@ -348,10 +401,12 @@ class token_thread : public operation_word_thread<Base> {
   unsigned ops_without_token_ = 0;
   unsigned ops_since_clock_ = 0;
   std::uint64_t waiting_since_ns_ = 0;  // first clock reading since the token came by; 0: none
+  bool second_look_due_ = false;        // look again after clock_every operations, not a whole bound
   unsigned ops_since_look_ = 0;
-  // The holder found inside an operation at our previous look, and its word then.
-  std::size_t stuck_id_ = static_cast<std::size_t>(-1);
-  std::uint64_t stuck_word_ = 0;
+  // At our previous look for the token's holder: where the token was, and every thread's
+  // operation word, by id.
+  std::size_t holder_at_last_look_ = static_cast<std::size_t>(-1);
+  std::vector<std::uint64_t> last_words_;
   limbo_bag current_;  // retired since this thread's last receipt
   // Bags closed at receipts, oldest first, each with the lap of its receipt; without debts only
   // the latest is ever here (it is freed at the next receipt).
@@ -378,14 +433,14 @@ struct token_rule_with : rule_defaults {
   static constexpr reclaimer_traits traits{.protects_unlinked_traversal = true, .metrics = {.epochs = true}};
 
   struct config {
-    unsigned forward_after = 1024;    // operations without the token before looking for its holder
-    unsigned forward_after_us = 100;  // or microseconds without it (0: operations only)
+    unsigned forward_after = 4096;    // operations without the token before looking for its holder
+    unsigned forward_after_us = 300;  // or microseconds without it (0: operations only)
     unsigned pass_check_every = 100;  // periodic: frees between looks for the token (the paper's k)
     unsigned look_every = 1;          // operations between looks at the slot (the paper: every one)
   };
   static constexpr auto tunables = [] {
     constexpr tunable forward{"forward_after", &config::forward_after,
-                              "operations without the token before a thread forwards it past a holder that is idle or still in one operation", 1u};
+                              "operations without the token before a thread forwards it past a holder that is idle or still in one operation (and past the stalled threads after it)", 1u};
     constexpr tunable forward_us{"forward_after_us", &config::forward_after_us,
                                  "microseconds without the token (checked every 64 operations) before a thread forwards it, whichever of this and forward_after comes first; 0: operations only", 0u};
     constexpr tunable look{"look_every", &config::look_every,
