@@ -21,6 +21,8 @@
 //                           process-wide barrier: it may forward past a thread already reading.
 //   token_forgets_debts     Token-EBR whose ledger records no debt: the token is forwarded past
 //                           a thread inside an operation and its bags are freed all the same.
+//   token_one_debt_per_lap  Token-EBR whose ledger keeps one debt per lap: a forward past two
+//                           stalled threads in a row holds back only the first one's nodes.
 //   rcu_no_heavy_fence      RCU whose grace period skips the process-wide barrier: its snapshot
 //                           may miss a reader that already reads.
 //   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
@@ -365,20 +367,43 @@ struct token_no_heavy_fence_rule : token_rule {
 };
 using token_no_heavy_fence = basic_domain<token_no_heavy_fence_rule>;
 
-// PLANTED BUG for token: a ledger that forgets every debt.
+// PLANTED BUGS for token: the real rule with another debt ledger.
+template <class Ledger>
+struct token_with_ledger_rule : token_rule {
+  static constexpr std::string_view name = Ledger::name;
+  static constexpr std::string_view summary = Ledger::summary;
+  template <class Base>
+  using domain_state = detail::token_domain<Base, detail::asymmetric_fence_pair, Ledger>;
+};
+
+// A ledger that forgets every debt.
 struct forgetful_token_debts {
+  static constexpr std::string_view name = "token_forgets_debts";
+  static constexpr std::string_view summary = "PLANTED BUG: forwards the token past busy threads without debts";
   void record(std::size_t, std::uint64_t, std::uint64_t) {}
   template <class WordOf>
   std::uint64_t settle(WordOf&&) { return detail::token_debts::none; }  // the bug
 };
+using token_forgets_debts = basic_domain<token_with_ledger_rule<forgetful_token_debts>>;
 
-struct token_forgets_debts_rule : token_rule {
-  static constexpr std::string_view name = "token_forgets_debts";
-  static constexpr std::string_view summary = "PLANTED BUG: forwards the token past busy threads without debts";
-  template <class Base>
-  using domain_state = detail::token_domain<Base, detail::asymmetric_fence_pair, forgetful_token_debts>;
+// A ledger that keeps one debt per lap, so the second thread the token goes past in a lap (the
+// next one of one forward past several stalled threads) holds nothing back.
+class one_debt_per_lap_token_debts : public detail::token_debts {
+ public:
+  static constexpr std::string_view name = "token_one_debt_per_lap";
+  static constexpr std::string_view summary = "PLANTED BUG: keeps one debt per lap of the token";
+  void record(std::size_t id, std::uint64_t word, std::uint64_t lap) {
+    if (lap == last_lap_ && id != last_id_) return;  // the bug
+    last_lap_ = lap;
+    last_id_ = id;
+    detail::token_debts::record(id, word, lap);
+  }
+
+ private:
+  std::uint64_t last_lap_ = 0;
+  std::size_t last_id_ = 0;
 };
-using token_forgets_debts = basic_domain<token_forgets_debts_rule>;
+using token_one_debt_per_lap = basic_domain<token_with_ledger_rule<one_debt_per_lap_token_debts>>;
 
 struct rcu_no_heavy_fence_rule : rcu_rule {
   static constexpr std::string_view name = "rcu_no_heavy_fence";
