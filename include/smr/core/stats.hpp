@@ -2,8 +2,9 @@
 //
 // Unreclaimed nodes (retired, not yet freed) are also tracked domain-wide so that a peak can be
 // reported: each thread folds its retirements and amortized frees into the shared counter
-// every thread_core::gauge_flush_every (32) of them, and a batch free at once, so the peak is
-// exact to within 32 x threads.
+// every thread_core::gauge_flush_every (32) of them, and a batch free at once unless the
+// retirements it has not folded yet cover the batch, so the peak is exact to within
+// 32 x threads (and, without amortized free, never above the true count).
 #pragma once
 
 #include <cstdint>
