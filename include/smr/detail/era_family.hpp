@@ -46,6 +46,13 @@ struct era_node : core::retired_node {
 
 namespace smr::detail {
 
+// The era a slot publishes to hold a node the thread already protects through another slot (he's
+// and wfe's hold()): the node's birth era, which its lifetime contains. Birth era 0 (not made by
+// create) reads as 1, the first era: still inside the node's lifetime.
+inline std::uint64_t held_era(const core::retired_node* p) {
+  return std::max<std::uint64_t>(static_cast<const era_node*>(p)->birth_era, 1);
+}
+
 // Every reservation found by one scan, as closed intervals of eras. A node conflicts with a
 // reservation [lo, hi] when its lifetime [birth, retire] meets it: birth <= hi and retire >= lo.
 // Sorted by lo with the running maximum of hi, a query is one binary search: the intervals

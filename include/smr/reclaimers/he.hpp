@@ -37,7 +37,6 @@
 // Usage contract: retire only nodes already unlinked.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
@@ -127,8 +126,7 @@ struct he_rule : detail::era_rule_base {
         clear(h);
         return;
       }
-      // Birth era 0 (not made by create) reads as 1: still inside the node's lifetime.
-      publish(h, std::max<std::uint64_t>(static_cast<const era_node*>(p)->birth_era, 1));
+      publish(h, detail::held_era(p));
       eras::bump_version(this->slot());
     }
 

@@ -224,7 +224,7 @@ struct wfe_rule : detail::era_rule_base {
         clear(r);
         return;
       }
-      publish(r, std::max<std::uint64_t>(static_cast<const era_node*>(p)->birth_era, 1));
+      publish(r, detail::held_era(p));
       eras::bump_version(this->slot().reservations);
     }
 
