@@ -102,10 +102,11 @@
 // neutralized read phase pays one pthread_sigmask call. Measured here (hash_map_rr, 16 keys,
 // one thread, -O3): an operation costs ~5 ns more than with no reclamation, against ~9 ns with
 // the two RMWs this replaced and ~8 ns for DEBRA. The bag also sets how long a freed node waits
-// before its memory is reused: on a 1M-key hash map at one thread NBR runs at ~0.85x DEBRA, and
-// so does DEBRA itself when made to hold as many (check_every 32768: ~20K nodes, against NBR's
-// ~16K): by default DEBRA at one thread reuses a node a few operations after its unlink, while
-// it is still in the cache.
+// before its memory is reused, and what that costs depends on the allocator: on a 1M-key hash
+// map at one thread NBR runs at ~0.85x DEBRA under jemalloc and tcmalloc, ~0.8x under glibc
+// and ~1.0x under mimalloc (under jemalloc, DEBRA made to hold as many, check_every 32768, runs
+// at ~0.85x of its default too); a bag of 1,024 gives ~0.7x, ~0.9x, ~0.9x and ~1.0x in the same
+// order (docs/guide.md).
 //
 // NBR+ (§5, Algorithm 2; smr::nbr_plus) is the same rule with the watermark policy: a thread
 // also frees without signalling, by piggybacking on a round another thread completed.
