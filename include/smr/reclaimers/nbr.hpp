@@ -104,7 +104,7 @@
 // the two RMWs this replaced and ~8 ns for DEBRA. The bag also sets how long a freed node waits
 // before its memory is reused, and what that costs depends on the allocator: on a 1M-key hash
 // map at one thread NBR runs at ~0.85x DEBRA under jemalloc and tcmalloc, ~0.8x under glibc
-// and ~1.0x under mimalloc (under jemalloc, DEBRA made to hold as many, check_every 32768, runs
+// and ~1.0x under mimalloc (an earlier run found DEBRA made to hold as many, check_every 32768,
 // at ~0.85x of its default too); a bag of 1,024 gives ~0.7x, ~0.9x, ~0.9x and ~1.0x in the same
 // order (docs/guide.md).
 //
