@@ -155,7 +155,7 @@ struct garbage_spec<smr::tag_ibr> : garbage_spec<smr::ibr_2ge> {};
 // reservation raised to it pins what is born until the era catches up: nothing in the
 // configuration bounds that. The settled bound is ibr_2ge's (no churn reservation is left);
 // the running one allows four times ibr_2ge's. Measured: summed per-thread peaks with a median
-// of 716 and 3,672 at most in 300 runs, against ibr_2ge's 3,152; an unbounded scheme keeps
+// of 716 (200 runs) and 3,672 at most (300 runs), against ibr_2ge's 3,152; an unbounded scheme keeps
 // every one of the ~79,000 nodes retired during the churn.
 template <>
 struct garbage_spec<smr::tag_ibr_faa> : garbage_spec<smr::ibr_2ge> {
