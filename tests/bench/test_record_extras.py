@@ -188,12 +188,13 @@ def check_distribution(d):
     assert d["p50"] <= d["p99"] <= d["p999"] <= d["max"]
 
 
-def test_batch_frees_profile_every_batch_and_sample_calls(outdir):
+def test_batch_frees_profile_batches_and_sample_calls(outdir):
     m = one_record(outdir, free_args("debra"))["metrics"]
     profile = m["free_latency_ns"]
     check_distribution(profile["calls"])
     check_distribution(profile["batches"])
-    assert profile["batches"]["samples"] == m["free_batches"]
+    # DEBRA's batches here are a few nodes each: about one in 8 is timed and counts for 8.
+    assert 0.9 * m["free_batches"] < profile["batches"]["samples"] < 1.1 * m["free_batches"]
     # About one call in 64 is timed (random gaps of 1 to 127 calls).
     assert m["freed"] / 90 < profile["calls"]["samples"] < m["freed"] / 45
     assert 0 < m["free_time_share"] < 1

@@ -109,10 +109,10 @@ void expect_sampled_share(std::uint64_t samples, std::uint64_t freed) {
   EXPECT_LT(per_sample, smr::core::free_profile::sample_every * 1.25) << samples << " samples of " << freed;
 }
 
-TEST(FreeProfile, BatchFreesRecordEveryBatchAndSampledCalls) {
+TEST(FreeProfile, BatchFreesRecordEveryLargeBatchAndSampledCalls) {
   smr::core::free_profile profile;
   smr::ebr domain({.advance_every = 1}, {nullptr, &profile});
-  churn(domain, 200'000, 100);
+  churn(domain, 200'000, 100);  // batches of 100 nodes or more: each one timed
   const auto s = domain.stats();
   const smr::core::free_profile_buffer p = profile.merged();
   ASSERT_GT(s.free_batches, 100u);
@@ -120,6 +120,34 @@ TEST(FreeProfile, BatchFreesRecordEveryBatchAndSampledCalls) {
   expect_sampled_share(p.calls.samples(), s.freed);
   // A batch contains its calls: the longest batch outlasts the longest sampled call.
   EXPECT_GE(p.batches.max(), p.calls.max());
+}
+
+// Batches of 4 nodes: about one in small_batch_sample_every is timed, weighted so that the
+// histogram still counts (about) every batch; and the time in free is still accounted.
+TEST(FreeProfile, SmallBatchesAreSampledAndWeighted) {
+  smr::core::free_profile profile;
+  smr::ebr domain({.advance_every = 1}, {nullptr, &profile});
+  churn(domain, 200'000, 4);
+  const auto s = domain.stats();
+  const smr::core::free_profile_buffer p = profile.merged();
+  ASSERT_GT(s.free_batches, 10'000u);
+  const double estimate = static_cast<double>(p.batches.samples()) / static_cast<double>(s.free_batches);
+  EXPECT_GT(estimate, 0.9);
+  EXPECT_LT(estimate, 1.1);
+  EXPECT_EQ(p.batches.samples() % smr::core::free_profile::small_batch_sample_every, 0u)
+      << "every small batch timed counts for small_batch_sample_every";
+  EXPECT_GT(s.free_time_ns, 0u);
+}
+
+// A timeline draws every batch, so with one every batch is timed, however small.
+TEST(FreeProfile, WithATimelineEverySmallBatchIsTimed) {
+  smr::core::timeline events;
+  smr::core::free_profile profile;
+  smr::ebr domain({.advance_every = 1}, {&events, &profile});
+  churn(domain, 20'000, 4);
+  const auto s = domain.stats();
+  ASSERT_GT(s.free_batches, 1'000u);
+  EXPECT_EQ(profile.merged().batches.samples(), s.free_batches);
 }
 
 TEST(FreeProfile, AmortizedFreesAreSampledAlike) {

@@ -7,8 +7,11 @@
 //
 // Individual calls are sampled: about one in `sample_every`, at pseudo-random gaps so that no
 // period of the allocator (a cache that flushes every k frees) aliases with the sampling. Two
-// clock reads per sampled call; nothing at all when a domain has no profile. Batches are few and
-// each is already timed (stats free_time_ns), so every batch is recorded.
+// clock reads per sampled call; nothing at all when a domain has no profile. Every batch of at
+// least `sample_every` nodes is timed and recorded. A smaller batch is timed about one time in
+// `small_batch_sample_every` (random gaps, as for calls) and recorded with that weight, since two
+// clock reads cost as much as freeing a few nodes; `batches.samples()` is then an estimate of the
+// batch count, and its maximum the longest batch timed. With a timeline, every batch is timed.
 //
 // Like the timeline: owned by the caller, passed to the domain (core::instruments), one buffer
 // per thread id, attached at registration, recorded without locks or shared cache lines.
@@ -32,6 +35,8 @@ class free_profile {
  public:
   // Mean gap between sampled free calls.
   static constexpr unsigned sample_every = 64;
+  // Mean gap between timed batches of fewer than sample_every nodes.
+  static constexpr unsigned small_batch_sample_every = 8;
 
   free_profile_buffer* attach(std::size_t thread_id) {
     std::lock_guard<std::mutex> g(lock_);

@@ -28,9 +28,11 @@ class latency_histogram {
   static constexpr unsigned sub_count = 1u << sub_bits;
   static constexpr unsigned bucket_count = sub_count + (64 - sub_bits) * sub_count;
 
-  void add(std::uint64_t ns) {
-    ++counts_[index(ns)];
-    ++total_;
+  // `weight` > 1 when the sample stands for that many unsampled ones (the free profile's small
+  // batches): counts and percentiles are then estimates, the maximum still the largest seen.
+  void add(std::uint64_t ns, std::uint64_t weight = 1) {
+    counts_[index(ns)] += weight;
+    total_ += weight;
     max_ = std::max(max_, ns);
   }
 
