@@ -42,6 +42,8 @@ struct stats_snapshot {
   std::uint64_t restarts = 0;
   std::uint64_t protect_retries = 0;
   std::uint64_t round_waits = 0;
+  // An estimate: batches of fewer than 64 nodes and amortized frees are timed at random gaps
+  // and scaled (detail/thread_core.hpp), since timing each would cost as much as the frees.
   std::uint64_t free_time_ns = 0;
   std::uint64_t free_batches = 0;
   std::int64_t unreclaimed = 0;
