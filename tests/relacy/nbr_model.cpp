@@ -9,7 +9,7 @@
 //                   (odd = restartable), the next even one in reserve(), a larger odd one when
 //                   a neutralized read phase starts over; the handler writes nothing and
 //                   restarts the read phase iff the word is odd;
-//   reservations    stored relaxed before reserve()'s store, cleared with release stores;
+//   reservations    stored (release) before reserve()'s store, cleared with release stores;
 //   a round         the process-wide barrier (rl::systemwide_fence, membarrier's model); an
 //                   acquire snapshot of every other thread's phase word; a signal to each odd
 //                   one; the round stays pending, and each later

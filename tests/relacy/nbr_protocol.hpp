@@ -122,8 +122,10 @@ struct nbr_protocol : rl::test_suite<Model, N> {
           (void)cur->value.get();  // and of its payload (a search would compare keys here)
           if (poll(t)) continue;
         }
-        // reserve(cur): publish (relaxed), then the release store of the next even value.
-        s.reserved.store(cur, mo_relaxed);
+        // reserve(cur): publish (release, as nbr.hpp: a scan that reads it in place of the
+        // previous clear must see that write phase end; Relacy's C++11 release sequences would
+        // accept relaxed too), then the release store of the next even value.
+        s.reserved.store(cur, mo_release);
         if (poll(t)) continue;  // neutralized half-way through reserve(): the restart clears it
         s.phase.store(++word[t], mo_release);
         break;

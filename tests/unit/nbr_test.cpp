@@ -374,6 +374,45 @@ TEST(Nbr, SignalNumberIsConfigurable) {
   smr::core::free_node(b);
 }
 
+// Every NBR signal's handler blocks every NBR signal while it runs, so no handler nests in
+// another (a nested one could save the outer signal as blocked and leave it so after the
+// restart): installing a second signal installs the first one's handler again.
+TEST(Nbr, EveryHandlerBlocksEveryNbrSignal) {
+  smr::nbr first({.signal = SIGUSR1});
+  smr::nbr second({.signal = SIGUSR2});
+  for (int signo : {SIGUSR1, SIGUSR2}) {
+    struct sigaction sa {};
+    ASSERT_EQ(sigaction(signo, nullptr, &sa), 0);
+    EXPECT_EQ(sigismember(&sa.sa_mask, SIGUSR1), 1) << "handler of signal " << signo;
+    EXPECT_EQ(sigismember(&sa.sa_mask, SIGUSR2), 1) << "handler of signal " << signo;
+  }
+}
+
+// reserve() outside a read phase would make the phase word odd with no checkpoint behind it
+// (and invert its parity for good): refused in every build, as is a second reserve() in one.
+TEST(Nbr, ReserveOutsideAReadPhaseIsRefused) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        smr::nbr domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        g.reserve();
+      },
+      "smr: misuse: nbr: reserve\\(\\) outside a read phase");
+  EXPECT_DEATH(
+      {
+        smr::nbr domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        g.read_phase([&] {
+          g.reserve();
+          g.reserve();
+        });
+      },
+      "smr: misuse: nbr: reserve\\(\\) outside a read phase");
+}
+
 TEST(Nbr, RefusesUnusableOrForeignSignals) {
   EXPECT_THROW(smr::nbr({.signal = 0}), std::invalid_argument);
   EXPECT_THROW(smr::nbr({.signal = SIGKILL}), std::invalid_argument);

@@ -30,7 +30,7 @@
 //   4. R scans every reservation (acquire) and frees the unreserved nodes of that batch; the
 //      reserved ones go back to the bag for a later round.
 // Rounds complete in order, and a round that finds a word still at the odd value an earlier
-// round saw needs no second signal (the first is still pending). The garbage bound without any
+// round signalled needs no second signal (the first is still pending). The garbage bound without any
 // timeout: a thread with K rounds pending waits for the oldest (yielding the processor, to the
 // descheduled threads it waits for) before it begins another, so it holds at most
 // (K + 1) x bag_threshold nodes plus reserved ones, whatever the scheduler does. That wait is
@@ -48,10 +48,10 @@
 //      cannot reach it.
 //  (b) S read an even value: T was outside any operation or in a write phase. Its reservations
 //      were stored before that value (a release store), which S acquires: R's scan reads them
-//      or later values (coherence), and a later value is a release store that cleared them
-//      after the write phase (R acquires it: T's accesses happen before R's frees) or a
-//      reservation made by a read phase entered after S, which cannot name X by (a). In a write
-//      phase T touches only reservations, so X is safe unless reserved.
+//      or later values (coherence). Every later value is a release store made after that write
+//      phase, so R's acquire load orders T's accesses before R's frees: the store that cleared
+//      them, or a reservation made by a read phase entered after S, which cannot name X by (a).
+//      In a write phase T touches only reservations, so X is safe unless reserved.
 //  (c) S read odd: R frees nothing of the batch before it read a later value. Every later value
 //      is a release store by T, made after the read phase S saw ended, by reserve() (covered as
 //      in (b)) or by a restart after the handler jumped (its reads before the jump happen
@@ -143,6 +143,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -343,17 +344,25 @@ struct nbr_rule_with : rule_defaults {
 
     // Algorithm 1, endΦread: publish, then leave the read phase.
     void reserve(const core::retired_node* const* nodes, unsigned n) {
-      assert(in_read_ && "reserve() outside a read phase, or called twice");
+      // Outside a read phase this would make the phase word odd with no checkpoint to jump to,
+      // and invert its parity from then on: refused in every build (one compare).
+      if (!in_read_) detail::misuse("nbr: reserve() outside a read phase, or twice in one");
       if (n > reservation_slots) detail::misuse("nbr: more than 8 nodes reserved at once");
       auto& s = this->slot();
       reserved_count_ = n;  // first, so that a restart clears whatever got stored
-      // relaxed, the weakest correct order: the release store below publishes these stores,
-      // and so does every later store of the phase word (all release), so a reclaimer whose
-      // snapshot or poll reads this value or a later one (acquire) sees them in its scan (proof
-      // points (b), (c)). A reclaimer whose snapshot read an older value does not need them:
-      // the read phase that chose these nodes was entered after its barrier (proof point (a)).
-      // A stale value read by a scan only protects more.
-      for (unsigned i = 0; i < n; ++i) s.reserved[i].store(nodes[i], core::mo_relaxed);
+      // The compiler must not sink that plain store below the slot stores: a signal between
+      // them would restart with a count that misses a stored slot.
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      // release: a scan may read one of these values in place of the clear that ended this
+      // thread's previous write phase (proof point (b)); reading it (acquire) must then order
+      // that write phase's accesses before the scan's frees, which a relaxed store would not
+      // (since C++20 a release sequence no longer runs through later plain stores). The same
+      // instruction as relaxed on x86. A reclaimer whose snapshot or poll reads this phase's
+      // later release store of the word sees these values in its scan (proof points (b), (c)).
+      // One whose snapshot read an older value does not need them: the read phase that chose
+      // these nodes was entered after its barrier (proof point (a)). A stale value read by a
+      // scan only protects more.
+      for (unsigned i = 0; i < n; ++i) s.reserved[i].store(nodes[i], core::mo_release);
       this->publish_leave();  // the next even value, release: no longer restartable
       in_read_ = false;
     }

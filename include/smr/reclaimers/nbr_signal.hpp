@@ -137,17 +137,25 @@ inline void install_handler(int signo) {
     throw std::runtime_error("nbr: signal " + std::to_string(signo) +
                              " already has a handler; give the NBR domain a signal of its own");
 
-  struct sigaction sa {};
-  sa.sa_sigaction = &neutralize_handler;
+  // Every NBR signal blocks every other while the handler runs, so the handler never nests in
+  // itself: a nested one could take itself for the outermost while the outer one is between
+  // its test of mask_saved and its copy of the mask, save a mask with the outer signal
+  // blocked, and leave that signal blocked on the thread after the restart. So each earlier
+  // signal's handler is installed again with the new signal added to its mask.
   // SA_RESTART: a thread interrupted in a system call (outside any read phase) resumes it.
   // No SA_NODEFER: the handler never nests on its own signal (and SA_NODEFER hangs TSan).
+  const std::uint64_t all = installed_signals().load(std::memory_order_relaxed) | bit;
+  struct sigaction sa {};
+  sa.sa_sigaction = &neutralize_handler;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  const std::uint64_t others = installed_signals().load(std::memory_order_relaxed);
   for (int s = 1; s < 64; ++s)
-    if ((others & (std::uint64_t{1} << s)) != 0) sigaddset(&sa.sa_mask, s);
-  if (sigaction(signo, &sa, nullptr) != 0)
-    throw std::system_error(errno, std::generic_category(), "nbr: sigaction");
+    if ((all & (std::uint64_t{1} << s)) != 0) sigaddset(&sa.sa_mask, s);
+  for (int s = 1; s < 64; ++s) {
+    if ((all & (std::uint64_t{1} << s)) == 0) continue;
+    if (sigaction(s, &sa, nullptr) != 0)
+      throw std::system_error(errno, std::generic_category(), "nbr: sigaction");
+  }
   installed_signals().fetch_or(bit, std::memory_order_release);
 }
 
