@@ -616,7 +616,12 @@ struct nbr_rule_with : rule_defaults {
       this->release_safe(reserved_.extract_unprotected(prefix));
       bag_.splice(std::move(prefix));  // the reserved ones wait for a later round
       ++piggybacked_rounds_;
-      reset_watermarks();
+      // The watermarks stay where they are (Algorithm 2 compares the bag's size with them): the
+      // nodes retired since the bookmark count towards the next round, so no round's batch
+      // exceeds bag_threshold new nodes, and the garbage bound stays NBR's. Moving the high
+      // watermark to the bag's size plus bag_threshold, as a round does with an empty bag,
+      // let a batch grow to almost two bags.
+      bookmark_ = 0;
     }
 
     // Sends the signal unless the slot's thread is gone or leaving; true if sent.
