@@ -79,10 +79,14 @@
 // were unlinked before their donation, hence before it, and wait one whole lap like n.
 //
 // When not to use it: a thread stalled or preempted inside an operation keeps its debt unpaid,
-// so garbage is unbounded (as for every EBR), though the token keeps moving. Otherwise the
-// token visits threads one at a time: a lap takes the sum of the delays of the threads it does
-// not forward past. Batch frees of the naive and pass-first orders hold the token (Epochs §4):
-// prefer token_af.
+// so garbage is unbounded (as for every EBR), though the token keeps moving. A thread's own
+// bags are freed only at its receipts, so a thread whose operations outlast the forwarding
+// bound (forward_after_us, plus up to two looks' worth of the forwarder's operations) every
+// time the token reaches it is forwarded past each lap and frees nothing of its own until its
+// next receipt or reclaim_now(). Otherwise the token visits threads one at a time: a lap takes
+// the sum of the delays of the threads it does not forward past. Batch frees of the naive
+// order hold the token, and those of pass-first delay its return when it comes back during the
+// free (Epochs §4): prefer token_af.
 #pragma once
 
 #include <cstddef>
@@ -313,7 +317,9 @@ class token_thread : public operation_word_thread<Base> {
       if (s.token.compare_exchange_strong(lap, 0, mo_acquire, mo_relaxed)) forward_from(id, word, lap);
       break;
     }
-    // Not in any slot: a thread is between taking and passing it, and is running.
+    // Not seen in any slot: a thread is between taking and passing it (it may be preempted
+    // there, or freeing under the naive order), or it moved between slots during this scan,
+    // which reads one slot at a time. Either way there is no slot to forward it from.
     remember_words(ids);
   }
 
