@@ -125,9 +125,16 @@ struct garbage_spec<smr::nbr> {
 };
 
 // NBR+ frees its bookmarked nodes earlier than its high watermark would, never later: NBR's
-// bounds hold for it unchanged.
+// bounds hold for it unchanged. It looks at other threads' rounds at every retirement here, so
+// that piggybacks can happen between its bookmark and its high watermark under the check.
 template <>
-struct garbage_spec<smr::nbr_plus> : garbage_spec<smr::nbr> {};
+struct garbage_spec<smr::nbr_plus> : garbage_spec<smr::nbr> {
+  static smr::nbr_plus::config config() {
+    smr::nbr_plus::config c = garbage_spec<smr::nbr>::config();
+    c.piggyback_check_every = 1;
+    return c;
+  }
+};
 
 template <>
 struct garbage_spec<smr::ibr_2ge> {
