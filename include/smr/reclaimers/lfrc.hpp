@@ -95,6 +95,11 @@ struct lfrc_cell {
   core::atomic<lfrc_cell*> next_free{nullptr};  // the pool's free list; the reclaim worklist
   lfrc_cell* next_block = nullptr;              // every block of the pool, for the teardown
   lfrc_pool* const pool;
+  // Whether the block holds a node: set when its node is built (ready()), cleared when the
+  // constructor threw (give_back()), read by recycle(). Only the block's owner of the moment
+  // touches it: its creator, then whoever claims it at count 0, whose acq_rel claim acquires
+  // the creator's release decrement.
+  bool built = false;
 };
 
 // Where the node of a cell starts: the cell, then T at the next multiple of T's alignment.
@@ -214,12 +219,26 @@ class lfrc_pool {
   // The node is built: the block leaves the claimed state with our one reference. relaxed: the
   // node reaches other threads through the release write that links it, and its reclaimer
   // acquires our accesses from the creator's own (acq_rel) decrement at the operation's end.
-  static void ready(lfrc_cell* c) { c->count.fetch_sub(lfrc_cell::claimed, core::mo_relaxed); }
+  static void ready(lfrc_cell* c) {
+    c->built = true;
+    c->count.fetch_sub(lfrc_cell::claimed, core::mo_relaxed);
+  }
 
-  // The node could not be built (its constructor threw): the block goes back, still claimed.
+  // The node could not be built (its constructor threw). The block must not go straight back
+  // to the free list: a take() that read it as the list's head may still hold its transient
+  // reference and a stale `next`, and its CAS would then succeed and hand out a block someone
+  // else owns (two nodes in one block). So the block leaves the claimed state unbuilt and our
+  // reference goes like any other; whoever drops the last one recycles it, with no destructor.
+  // release() is acq_rel: the store to `built` happens before that claim.
   void give_back(lfrc_cell* c) {
-    c->count.fetch_sub(lfrc_cell::one_ref, core::mo_relaxed);
+#if defined(SMR_MODEL_PLANT_LFRC_GIVE_BACK)
+    c->count.fetch_sub(lfrc_cell::one_ref, core::mo_relaxed);  // tests/relacy: the old bug
     push(c);
+    return;
+#endif
+    c->built = false;
+    c->count.fetch_sub(lfrc_cell::claimed, core::mo_relaxed);
+    release(c);
   }
 
   // A reference a link write dropped: given back when the thread's operation ends, so that a
@@ -289,7 +308,7 @@ class lfrc_pool {
   }
 
   void recycle(lfrc_cell* c) {
-    const bool was_retired = destroy_object(c);
+    const bool was_retired = c->built && destroy_object(c);
     poison_object(object(c), object_size_);
     push(c);
     if (was_retired) {
