@@ -750,6 +750,20 @@ TEST(TagIbrTpaDeathTest, ANodeTypeWithABaseBeforeTheHeaderIsRefused) {
       "tpa_node header does not start the object");
 }
 
+// A node built outside the pool (the Michael-Scott queue's first sentinel was, until stop 36)
+// would be freed to the system while a reader may still read its birth: refused at retire().
+TEST(TagIbrTpaDeathTest, RetiringANodeBuiltOutsideThePoolIsRefused) {
+  using R = smr::tag_ibr_tpa;
+  EXPECT_DEATH(
+      {
+        R domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        g.retire(smr::core::construct_node<tnode<R>>(1));
+      },
+      "tag_ibr_tpa: retire\\(\\) of a node that create\\(\\) did not allocate from its pool");
+}
+
 // Readers protect and read nodes that writers keep replacing and retiring with a scan at every
 // retirement (and, for IBR, an era advance at every allocation, so protect() keeps retrying).
 // ASan reports any read of a freed node; the id check catches a recycled one.

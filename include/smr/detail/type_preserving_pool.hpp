@@ -63,6 +63,10 @@ struct tpa_node : era_node {
     return std::atomic_ref<std::uint64_t>(preserved_birth_).load(std::memory_order_relaxed);
   }
 
+  // Whether the node lives in a pool block (create()), not in memory of its own: only those
+  // may be retired, since a reader reads the birth from the block after the free.
+  bool in_pool() const noexcept { return link_.owner != nullptr; }
+
  private:
   friend class detail::tpa_pool;
   void init() {

@@ -46,9 +46,12 @@ class ms_queue {
 
   explicit ms_queue(R& domain) {
     detail::admit<requirements>(domain, "ms_queue");
-    // The first sentinel holds no value; it is never reachable by another thread before the
-    // queue is shared, so it needs no guard.
-    node* sentinel = core::construct_node<node>();
+    // The first sentinel holds no value. It comes from the reclaimer like every other node,
+    // because the first dequeue retires it: tag_ibr_tpa must keep it in its type-preserving
+    // pool (a reader reads its birth from the block after the free), and the era schemes stamp
+    // its birth. No other thread can reach it before the queue is shared.
+    handle h = domain.attach();
+    node* sentinel = h.begin_op().template create<node>();
     head_.store(mptr(sentinel), core::mo_relaxed);
     tail_.store(mptr(sentinel), core::mo_relaxed);
   }

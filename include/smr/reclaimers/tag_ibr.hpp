@@ -399,6 +399,15 @@ struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
         if (pools_[i] != nullptr) pools_[i]->give_back(free_[i]);
     }
 
+    // A node built elsewhere (core::construct_node, a member) would go back to the system when
+    // freed, and a reader that loaded its pointer would then read its birth from freed memory:
+    // refused in every build (one load of the node's header, which the retirer holds).
+    void retire(core::retired_node* n) {
+      if (!static_cast<const tpa_node*>(n)->in_pool())
+        detail::misuse("tag_ibr_tpa: retire() of a node that create() did not allocate from its pool");
+      interval_base::retire(n);
+    }
+
     // IBR's alloc() on a block of T's pool: from this thread's list, else a whole stripe of
     // freed blocks (this thread's own first), else fresh blocks.
     template <class T, class... Args>
