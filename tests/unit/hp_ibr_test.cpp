@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "smr/detail/published_words.hpp"
 #include "support/reclaimers.hpp"
 #include "support/stress.hpp"
 
@@ -409,6 +410,36 @@ TEST(Hp, DataStructuresCheckTheSlotCount) {
   EXPECT_THROW((smr::hm_list<int, smr::hp>(two)), std::invalid_argument);
   smr::hp three(smr::hp::config{.slots = 3});
   EXPECT_NO_THROW((smr::hm_list<int, smr::hp>(three)));
+}
+
+// A hold() that lands while a scan reads a thread's words makes the scan read them again; only
+// the attempt that saw no hold counts, so a scan keeps at most K values per thread (Hart's H).
+// The "concurrent" hold is played by the first add() call, deterministically.
+TEST(PublishedWords, ARetriedReadKeepsOnlyTheLastAttempt) {
+  using words = smr::detail::published_words<smr::core::atomic<std::uint64_t>>;
+  words::slot s;
+  words::line* lines = words::claim(s, 3);
+  for (unsigned i = 0; i < 3; ++i) words::at(lines, i).store(i + 1, smr::core::mo_relaxed);
+  std::vector<std::uint64_t> seen;
+  int retracts = 0;
+  bool held = false;
+  words::collect(
+      s, 3,
+      [&](std::uint64_t v) {
+        seen.push_back(v);
+        if (!held) {  // the owner copies word 2 into word 0, bumps, then clears word 2
+          held = true;
+          words::at(lines, 0).store(3, smr::core::mo_relaxed);
+          words::bump_version(s);
+          words::at(lines, 2).store(0, smr::core::mo_relaxed);
+        }
+      },
+      [&] {
+        ++retracts;
+        seen.clear();
+      });
+  EXPECT_EQ(retracts, 1);
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{3, 2, 0})) << "the retried read, and nothing of the first";
 }
 
 // ---- ibr_2ge ----

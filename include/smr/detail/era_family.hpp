@@ -74,6 +74,8 @@ class reserved_eras {
     return end != intervals_.begin() && std::prev(end)->max_hi >= birth;
   }
   std::size_t size() const { return intervals_.size(); }
+  // Drops what was added after size() was n (a scan's retried read of one thread).
+  void truncate(std::size_t n) { intervals_.resize(std::min(n, intervals_.size())); }
 
  private:
   struct interval {

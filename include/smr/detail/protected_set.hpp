@@ -30,6 +30,8 @@ class protected_set {
   }
   bool contains(const retired_node* p) const { return std::binary_search(ptrs_.begin(), ptrs_.end(), p); }
   std::size_t size() const { return ptrs_.size(); }
+  // Drops what was added after size() was n (a scan's retried read of one thread).
+  void truncate(std::size_t n) { ptrs_.resize(std::min(n, ptrs_.size())); }
 
   // Moves the nodes of `bag` that nobody announced into the returned bag.
   limbo_bag extract_unprotected(limbo_bag& bag) const {

@@ -65,11 +65,13 @@ struct published_words {
     s.version.store(s.version.load(core::mo_relaxed) + 1, core::mo_release);
   }
 
-  // Calls add(value) for each of the k words of s, again for all of them if a hold() bumped the
-  // version meanwhile (a union over retries, which is only more conservative). The caller has
-  // run its scan fence.
-  template <class F>
-  static void collect(slot& s, unsigned k, F&& add) {
+  // Calls add(value) for each of the k words of s. If a hold() bumped the version meanwhile it
+  // calls retract() (which drops what this call added) and reads the words again: only the
+  // attempt that saw no bump counts. That attempt alone is the read (3) in reclaimers/hp.hpp
+  // proves safe, and it keeps a scan's set at k values per thread however often it retries
+  // (Hart's bound H; a union over retries grew by k per retry). The caller ran its scan fence.
+  template <class Add, class Retract>
+  static void collect(slot& s, unsigned k, Add&& add, Retract&& retract) {
     // acquire: pairs with the release in claim() that published the lines.
     line* lines = s.lines.load(core::mo_acquire);
     if (lines == nullptr) return;
@@ -79,6 +81,7 @@ struct published_words {
       for (unsigned i = 0; i < k; ++i) add(published_value(at(lines, i)));
       // The acquire loads above keep this load after them.
       if (s.version.load(core::mo_relaxed) == v) return;
+      retract();
     }
   }
 };

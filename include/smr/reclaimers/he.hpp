@@ -82,9 +82,10 @@ struct he_rule : detail::era_rule_base {
   // release era stores, (c) in the header.
   template <class Domain, class Slot>
   static void collect_reservations(Domain& d, Slot& s, detail::reserved_eras& out) {
-    eras::collect(s, d.protect_slots(), [&](std::uint64_t e) {
-      if (e != no_era) out.add(e, e);
-    });
+    const std::size_t before = out.size();
+    eras::collect(
+        s, d.protect_slots(), [&](std::uint64_t e) { if (e != no_era) out.add(e, e); },
+        [&] { out.truncate(before); });
   }
 
   template <class Base>

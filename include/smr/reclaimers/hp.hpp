@@ -190,7 +190,10 @@ struct hp_rule_with : rule_defaults {
       set_.clear();
       const unsigned k = this->domain().protect_slots();
       // Acquire loads of every hazard, pairing with the release stores (2) and (3) above.
-      this->for_each_slot([&](auto& s) { hazards::collect(s, k, [&](core::retired_node* p) { set_.add(p); }); });
+      this->for_each_slot([&](auto& s) {
+        const std::size_t before = set_.size();
+        hazards::collect(s, k, [&](core::retired_node* p) { set_.add(p); }, [&] { set_.truncate(before); });
+      });
       set_.seal();
       this->release_safe(set_.extract_unprotected(limbo_));
     }

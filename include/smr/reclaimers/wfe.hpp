@@ -143,9 +143,10 @@ struct wfe_rule : detail::era_rule_base {
   static void collect_all_reservations(Domain& d, detail::reserved_eras& out) {
     const unsigned k = d.protect_slots();
     const auto collect_slots = [&](auto& s, std::size_t) {
-      eras::collect(s.reservations, k, [&](std::uint64_t e) {
-        if (e != no_era) out.add(e, e);
-      });
+      const std::size_t before = out.size();
+      eras::collect(
+          s.reservations, k, [&](std::uint64_t e) { if (e != no_era) out.add(e, e); },
+          [&] { out.truncate(before); });
     };
     d.registry().for_each(collect_slots);
     d.registry().for_each([&](auto& s, std::size_t) {
