@@ -547,6 +547,9 @@ struct lfrc_rule {
       static_assert(!detail::has_class_operator_new<T>,
                     "lfrc allocates type-stable blocks (a count cell, then the node) itself: a node "
                     "type's class operator new cannot be honoured");
+      // Room first, so that once the node is built nothing can throw before the block is recorded
+      // (a throw between the two would leak the block and skip the node's destructor).
+      if (created_.size() == created_.capacity()) created_.reserve(2 * created_.capacity() + 4);
       detail::lfrc_pool& pool = this->domain().template pool_for<T>();
       detail::lfrc_cell* c = pool.take();
       T* node;
@@ -558,7 +561,7 @@ struct lfrc_rule {
       }
       node->cell = c;
       node->destroy = &refuse_direct_free;
-      created_.push_back(c);  // before ready(): a throw here leaves the block claimed, not lost
+      created_.push_back(c);  // cannot throw: room was made above
       detail::lfrc_pool::ready(c);
       return node;
     }
