@@ -11,12 +11,12 @@
 // Why it is safe (paper §4.2, restated for C++ rather than sequential consistency). Take a
 // reader R whose protect() returns node B, and a thread T that unlinks B (U) and retires it.
 //  protect (Fig. 6, in the order of the paper's artifact): load the link (L, acquire), load
-//  the era; return only if the era equals the upper bound already published, and otherwise
-//  publish it (release), run fence X (seq_cst) and read the link again. So when L returns B,
-//  R's current `upper` was stored before a fence X that precedes L.
+//  the era; return only if the era is at most an upper bound already published and fenced,
+//  and otherwise publish it (release), run fence X (seq_cst) and read the link again. So when
+//  L returns B, R's current `upper` was stored before a fence X that precedes L.
 //  (a) birth(B) <= upper: the creator read birth(B) from the era before publishing B, and L
 //      acquires that publication, so R's later era load reads birth(B) or a later era, and that
-//      load equals upper.
+//      load is at most upper.
 //  (b) retire(B) >= lower: retire runs fence Z (seq_cst) after U and then reads the era. If it
 //      read an era older than R's begin_op read (lower), Z would precede X in S (both era loads
 //      are ordered by the era's modification order), and then L, after X, would observe U and
