@@ -260,6 +260,10 @@ class basic_domain<Rule, FreePolicy>::handle
   }
   ~handle() {
     if (this->depth_ != 0) detail::misuse("a handle was destroyed inside an operation (a guard outlived it)");
+    // Every build: the rule's thread state may keep thread-local state (NBR's signal context is
+    // on its owner's list), and a destruction is rare enough for the compare to cost nothing.
+    if (!this->owned_by_this_thread())
+      detail::misuse("a handle was destroyed by a thread other than the one that attached it");
   }
   handle(const handle&) = delete;
   handle& operator=(const handle&) = delete;

@@ -2,7 +2,8 @@
 //
 //  - always (every build, costs nothing measurable): a node retired twice, a node retired that
 //    was not allocated through create() and has no deleter, a domain destroyed while handles
-//    are attached, a handle destroyed inside an operation, protection slots exhausted (thrown);
+//    are attached, a handle destroyed inside an operation or by a thread other than the one that
+//    attached it, protection slots exhausted (thrown);
 //  - in checked mode (debug builds, i.e. NDEBUG undefined, or SMR_CHECKED defined, or poison
 //    mode switched on at run time): a handle used by a thread other than the one that attached
 //    it, protect() outside an operation, a guard or slot that outlives its operation.

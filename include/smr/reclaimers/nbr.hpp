@@ -371,6 +371,11 @@ struct nbr_rule_with : rule_defaults {
       if (in_read_) detail::misuse("nbr: retire() inside a read phase (it belongs to the write phase)");
       bag_.push(n);
       this->tc().note_retired();
+      // From a deleter that our own round or piggyback is running (a node's deleter retiring
+      // its child): the node waits in the bag for the next round. Going on would re-enter the
+      // completion under way, which would complete its round twice, or free by a bookmark
+      // that no longer describes the bag.
+      if (freeing_) return;
       if (pending_count_ != 0) complete_all_acknowledged();
       if (bag_.size() >= next_round_at_) {
         begin_round();  // the high watermark
@@ -530,7 +535,7 @@ struct nbr_rule_with : rule_defaults {
         }
         pending_nodes_ -= r.batch.size();
         collect_reservations();
-        this->release_safe(reserved_.extract_unprotected(r.batch));
+        free_safe(reserved_.extract_unprotected(r.batch));
         // What stays is reserved: back to the bag, and the next round still waits for
         // bag_threshold retirements besides it.
         const std::size_t kept = r.batch.size();
@@ -613,7 +618,7 @@ struct nbr_rule_with : rule_defaults {
       std::size_t i = 0;
       detail::limbo_bag prefix = bag_.extract_if([&](const core::retired_node*) { return i++ < bookmark_; });
       collect_reservations();
-      this->release_safe(reserved_.extract_unprotected(prefix));
+      free_safe(reserved_.extract_unprotected(prefix));
       bag_.splice(std::move(prefix));  // the reserved ones wait for a later round
       ++piggybacked_rounds_;
       // The watermarks stay where they are (Algorithm 2 compares the bag's size with them): the
@@ -622,6 +627,14 @@ struct nbr_rule_with : rule_defaults {
       // watermark to the bag's size plus bag_threshold, as a round does with an empty bag,
       // let a batch grow to almost two bags.
       bookmark_ = 0;
+    }
+
+    // The nodes go to the free policy; a retire() from one of their deleters only adds to the
+    // bag (see retire()).
+    void free_safe(detail::limbo_bag&& safe) {
+      freeing_ = true;
+      this->release_safe(std::move(safe));
+      freeing_ = false;
     }
 
     // Sends the signal unless the slot's thread is gone or leaving; true if sent.
@@ -667,6 +680,7 @@ struct nbr_rule_with : rule_defaults {
     unsigned since_look_ = 0;
     unsigned reserved_count_ = 0;
     bool in_read_ = false;
+    bool freeing_ = false;  // inside free_safe(): deleters are running
   };
 };
 
