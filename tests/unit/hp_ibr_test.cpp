@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -694,6 +695,98 @@ TEST(TagIbr, ReadingAnOldLinkDoesNotRaiseTheReservation) {
   EXPECT_TRUE(old_link_read_pins_a_younger_node<smr::ibr_2ge>()) << "ibr_2ge raises upper to the era";
 }
 
+// A tag past the era (what concurrent TagIBR-FAA raises can leave: each adds its own
+// difference) reserves only up to the era read at the protect, so a node born after it is not
+// pinned. The tag is planted by a write outside any operation, which takes the header's birth.
+template <class R>
+bool tag_past_the_era_pins_a_younger_node() {
+  constexpr std::uint64_t planted = std::uint64_t{1} << 50;
+  freed_log::clear();
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1, .amortize_scans = false});
+  auto reader = domain.attach();
+  auto writer = domain.attach();
+  tnode<R>* target = make_node<R>(writer, 1);
+  const std::uint64_t birth = target->birth_era;
+  link_t<R> link;
+  target->birth_era = planted;
+  // Another thread, whose cache of tags does not know the node: the birth comes from the header.
+  std::thread([&] { link.store(target, smr::core::mo_release); }).join();
+  target->birth_era = birth;
+  EXPECT_EQ(link.born_before(smr::core::mo_relaxed), planted);
+  bool pinned = false;
+  {
+    auto read = reader.begin_op();
+    EXPECT_EQ(read.slot().protect(link).get(), target);
+    tnode<R>* young = make_node<R>(writer, 2);  // born after the protect
+    retire_node<R>(writer, young);
+    retire_node<R>(writer, make_node<R>(writer, 3));  // a later operation's scan
+    pinned = !freed_log::contains(2);
+  }
+  link.store(nullptr, smr::core::mo_release);
+  retire_node<R>(writer, target);
+  return pinned;
+}
+
+TEST(TagIbr, ATagPastTheEraReservesOnlyUpToTheEra) {
+  EXPECT_FALSE(tag_past_the_era_pins_a_younger_node<smr::tag_ibr_faa>());
+  EXPECT_FALSE(tag_past_the_era_pins_a_younger_node<smr::tag_ibr>());
+}
+
+// Inside an operation a write never reads its target's header (which may be freed): a target
+// whose read has left the cache of read tags is covered by the era read now, one this thread
+// created by the birth it noted. The header's birth is overwritten with a value no era reaches,
+// so a write that read it would show it. Outside an operation the target is this thread's own
+// node, and its birth is read from it.
+template <class R>
+void write_never_reads_its_target_inside_an_operation() {
+  constexpr std::uint64_t planted = std::uint64_t{1} << 50;
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1});
+  auto h = domain.attach();
+  std::vector<tnode<R>*> nodes;
+  std::vector<std::unique_ptr<link_t<R>>> links;
+  for (int i = 0; i < 12; ++i) {
+    nodes.push_back(make_node<R>(h, 500 + i));
+    links.push_back(std::make_unique<link_t<R>>());
+    links.back()->store(nodes.back(), smr::core::mo_release);
+  }
+  link_t<R> out;
+  {
+    auto g = h.begin_op();
+    auto slot = g.slot();
+    tnode<R>* first = slot.protect(*links[0]).get();
+    const std::uint64_t first_birth = first->birth_era;
+    tnode<R>* mine = g.template create<tnode<R>>(600);
+    const std::uint64_t mine_birth = mine->birth_era;
+    for (int i = 1; i < 12; ++i) ASSERT_EQ(slot.protect(*links[i]).get(), nodes[i]);  // evicts both
+    first->birth_era = planted;
+    mine->birth_era = planted;
+    out.store(first, smr::core::mo_release);
+    EXPECT_LT(out.born_before(smr::core::mo_relaxed), planted) << "the write read the target's header";
+    EXPECT_GE(out.born_before(smr::core::mo_relaxed), first_birth);
+    out.store(mine, smr::core::mo_release);
+    EXPECT_LT(out.born_before(smr::core::mo_relaxed), planted) << "the write read the target's header";
+    EXPECT_GE(out.born_before(smr::core::mo_relaxed), mine_birth);
+    first->birth_era = first_birth;
+    mine->birth_era = mine_birth;
+    out.store(nullptr, smr::core::mo_release);
+    g.retire(mine);
+  }
+  link_t<R> outside;  // a structure linking its own first node, outside any operation
+  const std::uint64_t birth0 = nodes[0]->birth_era;
+  nodes[0]->birth_era = planted;
+  outside.store(nodes[0], smr::core::mo_release);
+  EXPECT_EQ(outside.born_before(smr::core::mo_relaxed), planted) << "outside an operation the birth is the node's";
+  nodes[0]->birth_era = birth0;
+  for (auto& l : links) l->store(nullptr, smr::core::mo_release);
+  for (tnode<R>* n : nodes) retire_node<R>(h, n);
+}
+
+TEST(TagIbr, AWriteInsideAnOperationNeverReadsItsTarget) {
+  write_never_reads_its_target_inside_an_operation<smr::tag_ibr>();
+  write_never_reads_its_target_inside_an_operation<smr::tag_ibr_faa>();
+  write_never_reads_its_target_inside_an_operation<smr::tag_ibr_wcas>();
+}
+
 // ---- tag_ibr_tpa: the type-preserving pool ----
 
 // The word protect() reads from a node that may be freed: a reused block's word never goes
@@ -730,6 +823,56 @@ TEST(TagIbrTpa, ABlockReusedForANewNodeKeepsItsBirthFromGoingDown) {
 
   const tnode<R> sentinel(0);  // built outside the pool
   EXPECT_EQ(sentinel.preserved_birth(), 0u);
+}
+
+// create<T>() with no arguments value-initializes T, and for a T without a user-provided
+// default constructor that zero-fills the object first; in a reused block that must not drop
+// the preserved birth below the previous node's (a reader of that node may be loading it). A
+// member initializer reads the word in the middle of the construction; the other members
+// still start at zero, as value-initialization promises.
+struct birth_watcher : smr::tag_ibr_tpa::node_base {
+  std::uint64_t seen_during_construction = static_cast<const smr::tpa_node*>(this)->preserved_birth();
+  std::uint64_t plain;
+  int small[3];
+};
+
+TEST(TagIbrTpa, ValueInitializingANodeKeepsTheBlocksBirth) {
+  using R = smr::tag_ibr_tpa;
+  if (smr::core::poison_on_free()) GTEST_SKIP() << "poison mode parks freed blocks in the pool's quarantine";
+  R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1, .amortize_scans = false});
+  auto h = domain.attach();
+  birth_watcher* first = nullptr;
+  {
+    auto g = h.begin_op();
+    first = g.template create<birth_watcher>();
+    first->plain = 7;
+    first->small[1] = 7;
+  }
+  const void* const block = first;
+  const std::uint64_t first_birth = first->birth_era;
+  ASSERT_GT(first_birth, 0u);
+  {
+    auto g = h.begin_op();
+    g.retire(first);
+  }
+  h.reclaim_now();
+  std::vector<birth_watcher*> made;
+  birth_watcher* reused = nullptr;
+  for (int i = 0; i < 1000 && reused == nullptr; ++i) {
+    auto g = h.begin_op();
+    birth_watcher* n = g.template create<birth_watcher>();
+    if (n == block) reused = n;
+    else made.push_back(n);
+  }
+  ASSERT_NE(reused, nullptr) << "a freed block was never handed out again";
+  EXPECT_EQ(reused->seen_during_construction, first_birth) << "the construction dropped the preserved birth";
+  EXPECT_EQ(reused->plain, 0u);
+  EXPECT_EQ(reused->small[1], 0);
+  made.push_back(reused);
+  for (birth_watcher* n : made) {
+    auto g = h.begin_op();
+    g.retire(n);
+  }
 }
 
 // Each node type has its own blocks: memory once used for one type never holds another.

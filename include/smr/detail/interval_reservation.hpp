@@ -16,7 +16,9 @@
 //                                                     only that order) or with it in one
 //                                                     snapshot; era() reads the global era
 //   static void returned(const void* p, bound);      protect() returns p, covered by `bound`
-//   static void entered(), created(const void* p);   an operation begins; this thread made p
+//   static void entered(era), left();                 an operation begins (era: the domain's
+//                                                     era word) or ends
+//   static void created(const era_node* n);           this thread made n (birth stamped)
 #pragma once
 
 #include <algorithm>
@@ -88,7 +90,7 @@ struct interval_rule : era_rule_base {
       published_ = e;
       // No fence yet: the first protect() fences (X) before returning a node.
       fenced_ = unfenced;
-      Bound::entered();
+      Bound::entered(this->era_word());
     }
 
     void on_create(era_node* n) {
@@ -102,6 +104,7 @@ struct interval_rule : era_rule_base {
       // release: our accesses to reserved nodes happen before a scanner that reads `none`.
       s.lower.store(none, core::mo_release);
       s.upper.store(none, core::mo_release);
+      Bound::left();
     }
 
     // Fig. 5 line 46 / Fig. 6: the pointer is returned only if it was read after an upper bound
@@ -111,18 +114,30 @@ struct interval_rule : era_rule_base {
       for (;;) {
         // The link's value is an acquire load (pairs with the release that published the node
         // and its birth era), the bound read after it or with it: (a).
-        const auto [p, b] = Bound::read(src, [this] { return this->current_era(); });
-        if (fenced_ != unfenced && b <= fenced_) {
-          Bound::returned(p.get(), b);
-          return p;
+        const auto [p, read_bound] = Bound::read(src, [this] { return this->current_era(); });
+        std::uint64_t b = read_bound;
+        if (!covered(b)) {
+          // A bound above the era (TagIBR-FAA's slack: concurrent raises add their differences
+          // up) gives way to the era read now, which covers the target too: it is read after
+          // the link, as ibr_2ge's bound is ((a)). Kept, one overshooting tag would have every
+          // reader of the link reserve past the era, pinning what is born until the era
+          // catches up.
+          b = std::min(b, this->current_era());
+          if (!covered(b)) {
+            reserve_upper(b);
+            continue;
+          }
         }
-        reserve_upper(b);
+        Bound::returned(p.get(), b);
+        return p;
       }
     }
 
    private:
     // A fenced upper bound no era equals: nothing published has been fenced yet.
     static constexpr std::uint64_t unfenced = 0;
+
+    bool covered(std::uint64_t b) const { return fenced_ != unfenced && b <= fenced_; }
 
     // Raises the published upper bound to cover b (it never goes down), then fence X; protect()
     // then re-reads its link.
@@ -147,8 +162,9 @@ struct interval_rule : era_rule_base {
 // The hooks of a bound that keeps nothing per thread (ibr_2ge's, tag_ibr_tpa's).
 struct no_bound_hooks {
   static void returned(const void*, std::uint64_t) {}
-  static void entered() {}
-  static void created(const void*) {}
+  static void entered(const core::atomic<std::uint64_t>&) {}
+  static void left() {}
+  static void created(const era_node*) {}
 };
 
 // ibr_2ge's bound: the global era, read after the link.

@@ -7,7 +7,8 @@
 //
 // The node header (tpa_node) adds two words to era_node that outlive each node in its block:
 //   - preserved_birth: the node's birth era, read by protect() with an atomic load. A node
-//     built in the pool never writes it in its constructor, so across reuses of one block it
+//     built in the pool never writes it in its constructor (nor does value-initialization,
+//     which create() does in two steps that leave it alone), so across reuses of one block it
 //     only grows (each node's birth is read from the era after the previous one in the block
 //     was freed), which is what tag_ibr.hpp's argument needs. A node built anywhere else (a
 //     structure's member sentinels) writes 0, "born before every era";
@@ -157,6 +158,13 @@ class tpa_pool {
     return b;
   }
 
+  // Zeroes a popped block except its preserved words: with default-initialization after it,
+  // what value-initialization does, without the store of 0 to the birth that a reader of the
+  // block's previous node may be loading (see tag_ibr_tpa's create()).
+  void zero_object(tpa_node* b) const {
+    outside_preserved_words(b, [](char* p, std::size_t n) { std::memset(p, 0, n); });
+  }
+
   // Call after building a node in a block popped from this pool: the node remembers its pool.
   void adopt(tpa_node* n) { n->link_.owner = this; }
   void set_birth(tpa_node* n, std::uint64_t birth) {
@@ -228,11 +236,17 @@ class tpa_pool {
 
   // Poisons a free block's node, except the two words that outlive it.
   void poison_free_object(tpa_node* b) const {
+    outside_preserved_words(b, [](char* p, std::size_t n) { poison_object(p, n); });
+  }
+
+  // Calls f(start, length) for the two byte ranges of block b around its preserved words.
+  template <class F>
+  void outside_preserved_words(tpa_node* b, F&& f) const {
     char* const obj = reinterpret_cast<char*>(b);
     char* const words = reinterpret_cast<char*>(&b->preserved_birth_);
     char* const words_end = reinterpret_cast<char*>(&b->link_) + sizeof(b->link_);
-    poison_object(obj, static_cast<std::size_t>(words - obj));
-    poison_object(words_end, object_size_ - static_cast<std::size_t>(words_end - obj));
+    f(obj, static_cast<std::size_t>(words - obj));
+    f(words_end, object_size_ - static_cast<std::size_t>(words_end - obj));
   }
 
   const void* const key_;

@@ -46,9 +46,10 @@
 // Bounds: as ibr_2ge (IBR Theorem 2): a stalled reservation pins only nodes born by its upper.
 //
 // Departure from Fig. 5: a write covers its target with the tag the pointer was read with in
-// this operation (detail::read_tags), and reads the birth era from the node only for a target
-// this thread allocated (or read earlier): the paper's read of the target's header is a
-// use-after-free when the target came from a frozen link of a marked node.
+// this operation, or the birth this thread gave it, or (for an older read or creation) the era
+// read now: inside an operation it never reads the target's header (detail::read_tags). The
+// paper's read of the target's header is a use-after-free when the target came from a frozen
+// link of a marked node.
 //
 // When not to use it: as ibr_2ge (searches through unlinked nodes), and, except tag_ibr_tpa,
 // with structures that write pointers they neither read through protect() in the same
@@ -108,15 +109,22 @@ namespace detail {
 // the target's birth era from the node instead, which is a use-after-free when the target was
 // read from a frozen link of a marked node (Michael's list unlinks a marked node's successor,
 // which may already be unlinked and freed when the CAS that would fail is prepared; ASan
-// caught it). A tag read with the pointer covers its birth as well ((a) in the header). Only a
-// target not found here is read from the node: one this thread allocated, or an older protected
-// read. Cleared when an operation begins; an address this thread allocates is dropped, since
-// an entry for it would be the tag of the node that used the memory before.
+// caught it). A tag read with the pointer covers its birth as well ((a) in the header), and so
+// does a node's birth noted when this thread creates it. A target not found here (its entry
+// was overwritten by newer reads) is covered, inside an operation, by the era read now: the
+// target was born before it was read or created, so the era read later is at least its birth,
+// and the node itself is never read (it may be freed). Outside an operation (a structure
+// building its first nodes) the target is this thread's own unpublished node: its birth era is
+// read from it. Cleared when an operation begins.
 class read_tags {
  public:
-  void clear() {
+  // era: the operation's domain's era word, or null outside an operation.
+  void clear(const core::atomic<std::uint64_t>* era) {
     for (const void*& p : ptr_) p = nullptr;
+    era_ = era;
   }
+  // The newest entry for p wins in find() and is overwritten last, so a node made at the
+  // address of an older entry needs no removal of that entry.
   void note(const void* p, std::uint64_t tag) {
     next_ = (next_ + 1) % size;
     ptr_[next_] = p;
@@ -131,16 +139,17 @@ class read_tags {
     }
     return false;
   }
-  void forget(const void* p) {
-    for (const void*& q : ptr_)
-      if (q == p) q = nullptr;
-  }
+  const core::atomic<std::uint64_t>* era() const { return era_; }
+  // The entries stay (the next operation clears them): outside an operation only this thread's
+  // unpublished nodes are written, and a node's creation notes it anew.
+  void left() { era_ = nullptr; }
 
  private:
   static constexpr unsigned size = 8;
   const void* ptr_[size] = {};
   std::uint64_t tag_[size] = {};
   unsigned next_ = 0;
+  const core::atomic<std::uint64_t>* era_ = nullptr;
 };
 
 inline read_tags& this_thread_read_tags() {
@@ -154,12 +163,17 @@ inline read_tags& this_thread_read_tags() {
 #endif
 }
 
-// The tag a write of n must cover: the one n was read with in this operation, or else the birth
-// era in n's header (a node this thread allocated or protects; see the departure above).
+// The tag a write of n must cover: the one n was read or created with in this operation, else
+// the era now (inside an operation) or n's birth era (outside one, where n is this thread's
+// unpublished node). Why each covers birth(n): read_tags above.
 inline std::uint64_t tag_to_cover(const void* n, const era_node* header) {
+  const read_tags& tags = this_thread_read_tags();
   std::uint64_t tag;
-  if (!this_thread_read_tags().find(n, tag)) tag = header->birth_era;
-  return tag;
+  if (tags.find(n, tag)) return tag;
+  // relaxed: as every era access (ibr_2ge.hpp); coherence alone makes this read no older than
+  // the birth read that happened before our read or creation of n.
+  if (const core::atomic<std::uint64_t>* era = tags.era()) return era->load(core::mo_relaxed);
+  return header->birth_era;
 }
 
 }  // namespace detail
@@ -281,13 +295,14 @@ class exact_tag_ptr {
 namespace detail {
 
 // The bounds whose writes cover their targets with the tag they were read with (TagIBR and
-// TagIBR-WCAS): protect() notes each tag, an operation starts with none, a new node drops any.
+// TagIBR-WCAS): protect() notes each tag, create() each birth, an operation starts with none.
 struct read_tag_hooks {
   static void returned(const void* p, std::uint64_t tag) {
     if (p != nullptr) this_thread_read_tags().note(p, tag);
   }
-  static void entered() { this_thread_read_tags().clear(); }
-  static void created(const void* p) { this_thread_read_tags().forget(p); }
+  static void entered(const core::atomic<std::uint64_t>& era) { this_thread_read_tags().clear(&era); }
+  static void left() { this_thread_read_tags().left(); }
+  static void created(const era_node* n) { this_thread_read_tags().note(n, n->birth_era); }
 };
 
 // TagIBR's bound: the tag of the link just read.
@@ -425,7 +440,17 @@ struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
       T* node;
       detail::tpa_building_in_pool = true;
       try {
-        node = ::new (static_cast<void*>(block)) T(std::forward<Args>(args)...);
+        if constexpr (sizeof...(Args) == 0) {
+          // T() value-initializes: for a T whose default constructor is not user-provided that
+          // zero-fills the whole object first, the preserved birth included, which would drop
+          // the word below the block's previous birth while a reader may load it (the bound
+          // must never go down). The same object, without that store: zero the rest, then
+          // default-initialize.
+          pool.zero_object(block);
+          node = ::new (static_cast<void*>(block)) T;
+        } else {
+          node = ::new (static_cast<void*>(block)) T(std::forward<Args>(args)...);
+        }
       } catch (...) {
         detail::tpa_building_in_pool = false;
         pool.recycle(block);
