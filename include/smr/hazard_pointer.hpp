@@ -69,12 +69,20 @@ class hazard_pointer_domain {
   explicit hazard_pointer_domain(hp::config cfg = {.slots = default_slots}) : hp_(cfg) {}
   // Detaches the calling thread. Every other thread that used the domain must have exited
   // (joined threads have); otherwise the smr domain refuses to die (misuse, abort).
-  ~hazard_pointer_domain() { facade_detail::thread_attachments<hazard_pointer_domain>::drop(*this); }
+  ~hazard_pointer_domain() {
+    destroying_ = true;
+    facade_detail::thread_attachments<hazard_pointer_domain>::drop(*this);
+  }
   hazard_pointer_domain(const hazard_pointer_domain&) = delete;
   hazard_pointer_domain& operator=(const hazard_pointer_domain&) = delete;
 
   // The smr domain underneath (stats(), protect_slots(), ...).
   reclaimer_type& reclaimer() noexcept { return hp_; }
+  // smr extension: whether the domain is being destroyed. Its deleters then run on the
+  // destroying thread (the last one attached), and one that retires an object into the domain
+  // (a child only its object reached) has it deleted at once: no other thread may use the
+  // domain any more, and this one holds no hazard pointer of it.
+  bool destroying() const noexcept { return destroying_; }
 
   // What a thread keeps per domain (facade/thread_attachments.hpp).
   struct attachment {
@@ -115,6 +123,7 @@ class hazard_pointer_domain {
   };
 
  private:
+  bool destroying_ = false;  // declared before hp_: still readable while hp_ frees what is left
   hp hp_;
 };
 
@@ -149,6 +158,10 @@ class hazard_pointer_obj_base : public hp::node_base {
   void retire(D d, hazard_pointer_domain& dom) noexcept {
     static_assert(std::is_base_of_v<hazard_pointer_obj_base, T>, "T must derive from hazard_pointer_obj_base<T, D>");
     deleter_ = std::move(d);
+    if (dom.destroying()) {  // from a deleter the dying domain runs: nobody can protect it
+      invoke_deleter{}(static_cast<T*>(this));
+      return;
+    }
     auto& a = facade_detail::hp_attachments::of(dom);
     auto g = a.retirer.begin_op();
     g.retire(static_cast<T*>(this), invoke_deleter{});

@@ -69,7 +69,10 @@ class rcu_domain {
   // Detaches the calling thread (refused inside one of its sections). Every other thread that
   // used the domain must have exited (joined threads have); otherwise the smr domain refuses to
   // die (misuse, abort).
-  ~rcu_domain() { facade_detail::thread_attachments<rcu_domain>::drop(*this); }
+  ~rcu_domain() {
+    destroying_ = true;
+    facade_detail::thread_attachments<rcu_domain>::drop(*this);
+  }
   rcu_domain(const rcu_domain&) = delete;
   rcu_domain& operator=(const rcu_domain&) = delete;
 
@@ -91,6 +94,11 @@ class rcu_domain {
 
   // The smr domain underneath (stats(), epoch(), ...).
   reclaimer_type& reclaimer() noexcept { return ebr_; }
+  // smr extension: whether the domain is being destroyed. Its deleters then run on the
+  // destroying thread (the last one attached), and one that retires an object into the domain
+  // (a child only its object reached) has it deleted at once: no other thread may use the
+  // domain any more, and this one is in no section of it.
+  bool destroying() const noexcept { return destroying_; }
 
   // What a thread keeps per domain (facade/thread_attachments.hpp).
   struct attachment {
@@ -107,6 +115,7 @@ class rcu_domain {
   };
 
  private:
+  bool destroying_ = false;  // declared before ebr_: still readable while ebr_ frees what is left
   ebr ebr_;
 };
 
@@ -123,6 +132,11 @@ using rcu_attachments = thread_attachments<rcu_domain>;
 // Retires n through the calling thread's handle, in an operation (joining an open section).
 template <class Node, class Deleter = void>
 void rcu_retire_node(Node* n, rcu_domain& dom) {
+  if (dom.destroying()) {  // from a deleter the dying domain runs: no section can hold n
+    if constexpr (std::is_void_v<Deleter>) core::free_node(n);
+    else Deleter{}(n);
+    return;
+  }
   auto& a = rcu_attachments::of(dom);
   auto g = a.handle.begin_op();
   if constexpr (std::is_void_v<Deleter>) g.retire(n);

@@ -6,6 +6,7 @@
 //  - reset_protection(p) protects p without validation, reset_protection() ends it;
 //  - retire() stores the deleter (stateful deleters get their state), copies are fresh objects;
 //  - hazard_pointer_cleanup frees the calling thread's retirements and exited threads';
+//  - a deleter may retire a child into a domain that is being destroyed;
 //  - the default domain works with the standard's signatures;
 //  - concurrent readers and retiring writers on plain std::atomic<T*> (ASan: no use after free,
 //    TSan: no race; every object deleted exactly once).
@@ -234,6 +235,36 @@ TEST(FacadeHazardPointer, CleanupFreesWhatExitedThreadsRetired) {
   for (auto& t : threads) t.join();
   EXPECT_TRUE(smr::hazard_pointer_cleanup(dom));
   EXPECT_EQ(freed.load(), 150);
+}
+
+// A deleter that retires a child into the domain being destroyed (the destroying thread's
+// leftovers are freed by the destructor): the child is deleted at once, since no thread can
+// protect it any more. Before, the retire attached the thread anew to the dying domain, which
+// then refused to die with a handle attached.
+struct family : smr::hazard_pointer_obj_base<family> {
+  family(family* c, smr::hazard_pointer_domain* d, std::atomic<int>* freed) : child(c), dom(d), freed_(freed) {}
+  ~family() {
+    freed_->fetch_add(1, std::memory_order_relaxed);
+    if (child != nullptr) child->retire({}, *dom);
+  }
+  family* child;
+  smr::hazard_pointer_domain* dom;
+  std::atomic<int>* freed_;
+};
+
+TEST(FacadeHazardPointer, ADeleterMayRetireIntoTheDomainBeingDestroyed) {
+  std::atomic<int> freed{0};
+  {
+    smr::hazard_pointer_domain dom;
+    for (int i = 0; i < 5; ++i) {
+      family* top = nullptr;
+      for (int d = 0; d < 3; ++d) top = new family(top, &dom, &freed);
+      top->retire({}, dom);  // below the scan threshold: left to the destructor
+    }
+    EXPECT_FALSE(dom.destroying());
+    EXPECT_LT(freed.load(), 15);
+  }
+  EXPECT_EQ(freed.load(), 15) << "every parent and every child they retired, once each";
 }
 
 TEST(FacadeHazardPointer, DefaultDomainWithTheStandardSignatures) {

@@ -9,6 +9,7 @@
 //    (counted exactly);
 //  - concurrent readers and writers on plain std::atomic<T*> (ASan: no use after free, TSan: no
 //    race; every object deleted exactly once);
+//  - a deleter may retire a child into a domain that is being destroyed;
 //  - misuse is refused: synchronize or barrier inside a section, unlock without lock.
 #include <gtest/gtest.h>
 
@@ -212,6 +213,34 @@ TEST(FacadeRcu, BarrierRunsEveryDeleterThisThreadScheduled) {
   smr::rcu_barrier(dom);
   EXPECT_EQ(calls.load(), 200);
   EXPECT_EQ(freed.load(), 100);
+}
+
+// A deleter that retires a child into the domain being destroyed: the child is deleted at once
+// (no section of the dying domain can hold it). Before, the retire attached the thread anew to
+// the dying domain, which then refused to die with a handle attached.
+struct family : smr::rcu_obj_base<family> {
+  family(family* c, smr::rcu_domain* d, std::atomic<int>* freed) : child(c), dom(d), freed_(freed) {}
+  ~family() {
+    freed_->fetch_add(1, std::memory_order_relaxed);
+    if (child != nullptr) child->retire({}, *dom);
+  }
+  family* child;
+  smr::rcu_domain* dom;
+  std::atomic<int>* freed_;
+};
+
+TEST(FacadeRcu, ADeleterMayRetireIntoTheDomainBeingDestroyed) {
+  std::atomic<int> freed{0};
+  {
+    smr::rcu_domain dom;
+    for (int i = 0; i < 5; ++i) {
+      family* top = nullptr;
+      for (int d = 0; d < 3; ++d) top = new family(top, &dom, &freed);
+      top->retire({}, dom);
+    }
+    EXPECT_FALSE(dom.destroying());
+  }
+  EXPECT_EQ(freed.load(), 15) << "every parent and every child they retired, once each";
 }
 
 TEST(FacadeRcu, BarrierOnTheDefaultDomain) {
