@@ -22,6 +22,7 @@
 
 #include "smr/hazard_pointer.hpp"
 #include "support/probe.hpp"
+#include "support/retiring_family.hpp"
 #include "support/stress.hpp"
 
 namespace {
@@ -237,34 +238,14 @@ TEST(FacadeHazardPointer, CleanupFreesWhatExitedThreadsRetired) {
   EXPECT_EQ(freed.load(), 150);
 }
 
-// A deleter that retires a child into the domain being destroyed (the destroying thread's
-// leftovers are freed by the destructor): the child is deleted at once, since no thread can
-// protect it any more. Before, the retire attached the thread anew to the dying domain, which
-// then refused to die with a handle attached.
-struct family : smr::hazard_pointer_obj_base<family> {
-  family(family* c, smr::hazard_pointer_domain* d, std::atomic<int>* freed) : child(c), dom(d), freed_(freed) {}
-  ~family() {
-    freed_->fetch_add(1, std::memory_order_relaxed);
-    if (child != nullptr) child->retire({}, *dom);
-  }
-  family* child;
-  smr::hazard_pointer_domain* dom;
-  std::atomic<int>* freed_;
-};
-
+// A deleter that retires a child into the domain being destroyed: the child is deleted at once,
+// since nothing of a dying domain can be protected. Before, the retire attached the thread anew
+// to the dying domain, which then refused to die with a handle attached.
 TEST(FacadeHazardPointer, ADeleterMayRetireIntoTheDomainBeingDestroyed) {
-  std::atomic<int> freed{0};
-  {
-    smr::hazard_pointer_domain dom;
-    for (int i = 0; i < 5; ++i) {
-      family* top = nullptr;
-      for (int d = 0; d < 3; ++d) top = new family(top, &dom, &freed);
-      top->retire({}, dom);  // below the scan threshold: left to the destructor
-    }
-    EXPECT_FALSE(dom.destroying());
-    EXPECT_LT(freed.load(), 15);
-  }
-  EXPECT_EQ(freed.load(), 15) << "every parent and every child they retired, once each";
+  bool destroying_before = true;
+  EXPECT_EQ((smr::test::destroy_domain_holding_chains<smr::hazard_pointer_obj_base, smr::hazard_pointer_domain>(5, 3, destroying_before)), 15)
+      << "every parent and every child they retired, once each";
+  EXPECT_FALSE(destroying_before);
 }
 
 TEST(FacadeHazardPointer, DefaultDomainWithTheStandardSignatures) {
