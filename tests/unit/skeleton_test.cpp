@@ -311,8 +311,12 @@ template <class R>
 struct retire_child_then_delete {
   void operator()(family_node<R>* n) const {
     if (n->child != nullptr) {
-      auto g = family_handle<R>->begin_op();
-      g.retire(n->child, retire_child_then_delete{});
+      if (family_handle<R> != nullptr) {
+        auto g = family_handle<R>->begin_op();
+        g.retire(n->child, retire_child_then_delete{});
+      } else {  // run by the domain's destructor (the leaky baseline's frees): no handle left
+        (*this)(n->child);
+      }
     }
     family_freed.fetch_add(1, std::memory_order_relaxed);
     delete n;
@@ -340,9 +344,11 @@ TYPED_TEST(Skeleton, ADeleterMayRetireWhatOnlyItsNodeReached) {
         auto g = h.begin_op();
         g.retire(top, retire_child_then_delete<R>{});
       }
-      EXPECT_TRUE(h.reclaim_now(std::chrono::seconds(30)));
-      EXPECT_EQ(h.unreclaimed(), 0u);
-      EXPECT_EQ(family_freed.load(), chains * depth);
+      if constexpr (R::traits.frees) {
+        EXPECT_TRUE(h.reclaim_now(std::chrono::seconds(30)));
+        EXPECT_EQ(h.unreclaimed(), 0u);
+        EXPECT_EQ(family_freed.load(), chains * depth);
+      }
       family_handle<R> = nullptr;
     }
     EXPECT_EQ(family_freed.load(), chains * depth) << "freed once each";
