@@ -16,10 +16,11 @@
 //                contention, as concurrent raisers add their differences up.
 //   tag_ibr_wcas the pointer and its tag are one pair (core/atomic_pair.hpp), written by one
 //                double-width CAS and read as one snapshot (§3.2.1, "Using Wide or Double
-//                CAS"): the tag is the target's exact birth era, with no monotonic convention
-//                and no slack. A write is one cmpxchg16b (a loop only where the paper's is: a
-//                CAS that finds its pointer with another tag); a read is one 16-byte load. The
-//                domain refuses to start on a CPU without cmpxchg16b.
+//                CAS"): the tag is the target's birth era (or, for a target read long before
+//                in the operation, the era at the write), with no monotonic convention and no
+//                slack from concurrent raises. A write is one cmpxchg16b (a loop only where
+//                the paper's is: a CAS that finds its pointer with another tag); a read is one
+//                16-byte load. The domain refuses to start on a CPU without cmpxchg16b.
 //   tag_ibr_tpa  no tag in the link (§3.2.1, "Using a Type Preserving Allocator"): protect()
 //                reads the target's birth era from the node itself, through a type-preserving
 //                allocator (detail/type_preserving_pool.hpp) that keeps a freed node's memory for
