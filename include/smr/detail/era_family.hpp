@@ -53,6 +53,51 @@ inline std::uint64_t held_era(const core::retired_node* p) {
   return std::max<std::uint64_t>(static_cast<const era_node*>(p)->birth_era, 1);
 }
 
+// The writes of one published era per protection slot (he; wfe, whose slot is the first word of
+// a pair that helpers also write): publish, hold and clear. Eras start at 1, so 0 means none.
+// `Words` is the detail::published_words that keeps the slots and hold()'s version.
+template <class Words>
+struct slot_era {
+  static constexpr std::uint64_t none = 0;
+
+  static std::uint64_t read_own(const core::atomic<std::uint64_t>& w) {
+    // relaxed: our own slot; what it holds was fenced when stored (publish()).
+    return w.load(core::mo_relaxed);
+  }
+  static std::uint64_t read_own(const core::atomic_pair& w) { return w.load_first(core::mo_relaxed); }
+
+  template <class Word>
+  static void publish(Word& w, std::uint64_t e) {
+    // release: pairs with the scanner's acquire load, (c) in he.hpp.
+    store(w, e, core::mo_release);
+    // seq_cst fence (X): the era is visible before the link is read again; pairs with fence Y
+    // in the scan (c) and fence Z in retire (b).
+    core::fence(core::mo_seq_cst);
+  }
+
+  // Holds a node the thread already protects through another slot (or clears on nullptr): its
+  // birth era, then a version bump so that a scan reading the slots meanwhile reads them again.
+  template <class Word>
+  static void hold(Word& w, typename Words::slot& versions, const core::retired_node* p) {
+    if (p == nullptr) {
+      clear(w);
+      return;
+    }
+    publish(w, held_era(p));
+    Words::bump_version(versions);
+  }
+
+  template <class Word>
+  static void clear(Word& w) {
+    // release: our accesses to the protected node happen before a scanner that reads none.
+    if (read_own(w) != none) store(w, none, core::mo_release);
+  }
+
+ private:
+  static void store(core::atomic<std::uint64_t>& w, std::uint64_t e, core::memory_order mo) { w.store(e, mo); }
+  static void store(core::atomic_pair& w, std::uint64_t e, core::memory_order mo) { w.store_first(e, mo); }
+};
+
 // Every reservation found by one scan, as closed intervals of eras. A node conflicts with a
 // reservation [lo, hi] when its lifetime [birth, retire] meets it: birth <= hi and retire >= lo.
 // Sorted by lo with the running maximum of hi, a query is one binary search: the intervals

@@ -70,6 +70,7 @@ struct he_rule : detail::era_rule_base {
   // K eras per thread on cache lines of their own, and hold()'s version.
   using eras = detail::published_words<hazard_era>;
   using slot = eras::slot;
+  using slot_era = detail::slot_era<eras>;  // publish (fence X), hold and clear
 
   template <class Base>
   class domain_state : public detail::era_domain<Base> {
@@ -108,8 +109,7 @@ struct he_rule : detail::era_rule_base {
     // era equal to the current one. Publishes (and counts a retry) only when the era moved.
     template <class T>
     core::marked_ptr<T> protect(hazard_era* h, const core::atomic_marked_ptr<T>& src) {
-      // relaxed: our own slot; what it holds was fenced when stored (here or in hold()).
-      std::uint64_t published = h->load(core::mo_relaxed);
+      std::uint64_t published = slot_era::read_own(*h);
       for (;;) {
         // acquire: pairs with the release that published the node (and its birth era), (a).
         const core::marked_ptr<T> p = src.load(core::mo_acquire);
@@ -117,34 +117,15 @@ struct he_rule : detail::era_rule_base {
         const std::uint64_t e = this->current_era();
         if (e == published) return p;
         if (published != no_era) this->tc().stats().protect_retries.add();
-        publish(h, e);
+        slot_era::publish(*h, e);  // fence X
         published = e;
       }
     }
 
-    void hold(hazard_era* h, const core::retired_node* p) {
-      if (p == nullptr) {
-        clear(h);
-        return;
-      }
-      publish(h, detail::held_era(p));
-      eras::bump_version(this->slot());
-    }
-
-    void clear(hazard_era* h) {
-      // release: our accesses to the protected node happen before a scanner that reads 0.
-      if (h->load(core::mo_relaxed) != no_era) h->store(no_era, core::mo_release);
-    }
+    void hold(hazard_era* h, const core::retired_node* p) { slot_era::hold(*h, this->slot(), p); }
+    void clear(hazard_era* h) { slot_era::clear(*h); }
 
    private:
-    void publish(hazard_era* h, std::uint64_t e) {
-      // release: pairs with the scanner's acquire load, (c) in the header.
-      h->store(e, core::mo_release);
-      // seq_cst fence (X): the era is visible before the link is read again; pairs with fence
-      // Y in the scan (c) and fence Z in retire (b).
-      core::fence(core::mo_seq_cst);
-    }
-
     typename eras::line* lines_;
   };
 };

@@ -98,6 +98,9 @@ struct wfe_rule : detail::era_rule_base {
   // slow paths, so a helper's late hand-over cannot overwrite a later protection.
   using reservation = core::atomic_pair;
   using eras = detail::published_words<reservation>;
+  // Publish (fence X), hold and clear of the era half. Its store races with no helper: a late
+  // hand-over expects the older tag that the slow path's exit replaced.
+  using slot_era = detail::slot_era<eras>;
 
   // A protection slot's request for help; written by its owner before it opens the request.
   struct alignas(core::cache_line) request {
@@ -206,8 +209,7 @@ struct wfe_rule : detail::era_rule_base {
     // HE's get_protected with at most attempts_ publications, then the slow path.
     template <class T>
     core::marked_ptr<T> protect(reservation* r, const core::atomic_marked_ptr<T>& src) {
-      // relaxed: our own slot's era; it was fenced when stored.
-      std::uint64_t published = r->load_first(core::mo_relaxed);
+      std::uint64_t published = slot_era::read_own(*r);
       for (unsigned tries = attempts_;; --tries) {
         // acquire: pairs with the release that published the node (and its birth era).
         const core::marked_ptr<T> p = src.load(core::mo_acquire);
@@ -215,34 +217,15 @@ struct wfe_rule : detail::era_rule_base {
         if (e == published) return p;
         if (tries == 0) return core::marked_ptr<T>::from_bits(slow_path(r, src.word()));
         if (published != no_era) this->tc().stats().protect_retries.add();
-        publish(r, e);
+        slot_era::publish(*r, e);
         published = e;
       }
     }
 
-    void hold(reservation* r, const core::retired_node* p) {
-      if (p == nullptr) {
-        clear(r);
-        return;
-      }
-      publish(r, detail::held_era(p));
-      eras::bump_version(this->slot().reservations);
-    }
-
-    void clear(reservation* r) {
-      // release: our accesses to the protected node happen before a scanner that reads 0.
-      if (r->load_first(core::mo_relaxed) != no_era) r->store_first(no_era, core::mo_release);
-    }
+    void hold(reservation* r, const core::retired_node* p) { slot_era::hold(*r, this->slot().reservations, p); }
+    void clear(reservation* r) { slot_era::clear(*r); }
 
    private:
-    void publish(reservation* r, std::uint64_t e) {
-      // release: pairs with the scanner's acquire load, (c) in he.hpp. No helper writes the
-      // reservation now: a late hand-over expects an older tag.
-      r->store_first(e, core::mo_release);
-      // seq_cst fence (X): the era is visible before the link is read again.
-      core::fence(core::mo_seq_cst);
-    }
-
     static request* claim_requests(slot& s, unsigned k) {
       // relaxed: only owners write `requests` (as published_words::claim).
       request* requests = s.requests.load(core::mo_relaxed);
@@ -293,9 +276,9 @@ struct wfe_rule : detail::era_rule_base {
           break;  // answered meanwhile
         }
         core::word_pair expected{published, tag};
-        // seq_cst: as publish(); fails only once a helper handed its answer over.
+        // seq_cst: as slot_era::publish(); fails only once a helper handed its answer over.
         if (!r->compare_exchange(expected, core::word_pair{e, tag}, core::mo_seq_cst)) break;
-        // seq_cst fence (X), as in publish().
+        // seq_cst fence (X), as in slot_era::publish().
         core::fence(core::mo_seq_cst);
         published = e;
         // acquire: pairs with the helper's acq_rel answer.
@@ -303,7 +286,7 @@ struct wfe_rule : detail::era_rule_base {
       }
       // acquire: pairs with the helper's acq_rel answer; {value, era}.
       const core::word_pair answer = q.answer.load(core::mo_acquire);
-      // release: as publish(); the helper handed this era over already, or is about to.
+      // release: as slot_era::publish(); the helper handed this era over already, or is about to.
       r->store_first(answer.second, core::mo_release);
       leave_slow_path(r, tag);
       return static_cast<std::uintptr_t>(answer.first);
@@ -346,7 +329,7 @@ struct wfe_rule : detail::era_rule_base {
       std::uint64_t prev = d.era();
       for (;;) {
         mine.help_era.store(prev, core::mo_release);
-        // seq_cst fence (X): as in publish().
+        // seq_cst fence (X): as in slot_era::publish().
         core::fence(core::mo_seq_cst);
         const std::uintptr_t value = link->load(core::mo_acquire);
         const std::uint64_t e = d.era();
