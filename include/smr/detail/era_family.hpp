@@ -20,12 +20,14 @@
 #include <cstdint>
 #include <limits>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "smr/core/atomic.hpp"
 #include "smr/core/atomic_pair.hpp"
 #include "smr/core/domain.hpp"
+#include "smr/core/marked_ptr.hpp"
 #include "smr/core/node.hpp"
 #include "smr/core/traits.hpp"
 #include "smr/detail/limbo_bag.hpp"
@@ -204,6 +206,31 @@ class era_thread : public Base {
   // The era carries no data: only its modification order matters (see ibr_2ge.hpp), so every
   // access is relaxed; the fences X, Y, Z order it against links and reservations.
   std::uint64_t current_era() { return era_word().load(core::mo_relaxed); }
+
+  // HE's get_protected on a slot that publishes one era (he, wfe; SlotEra is their slot_era):
+  // returns the link's value once it was read under a published, fenced era equal to the
+  // current one; publishes (and counts a retry) only when the era moved. With a give_up
+  // (wfe's slow path), the era is published at most `publications` times, then give_up()
+  // answers instead.
+  template <class SlotEra, class Word, class T, class GiveUp = std::nullptr_t>
+  core::marked_ptr<T> protect_by_era(Word& w, const core::atomic_marked_ptr<T>& src,
+                                     [[maybe_unused]] unsigned publications = 0,
+                                     [[maybe_unused]] GiveUp give_up = nullptr) {
+    std::uint64_t published = SlotEra::read_own(w);
+    for (;;) {
+      // acquire: pairs with the release that published the node (and its birth era), (a).
+      const core::marked_ptr<T> p = src.load(core::mo_acquire);
+      // The acquire above keeps this (relaxed) era load after it, which (a) needs.
+      const std::uint64_t e = current_era();
+      if (e == published) return p;
+      if constexpr (!std::is_null_pointer_v<GiveUp>) {
+        if (publications-- == 0) return give_up();
+      }
+      if (published != SlotEra::none) this->tc().stats().protect_retries.add();
+      SlotEra::publish(w, e);  // fence X
+      published = e;
+    }
+  }
 
   // alloc() of IBR Fig. 2/4: counts allocations, advances the era, stamps the birth era.
   void on_create(era_node* n) {

@@ -105,21 +105,10 @@ struct he_rule : detail::era_rule_base {
 
     protection protection_at(unsigned i) { return &eras::at(lines_, i); }
 
-    // HE's get_protected: returns the link's value once it was read under a published, fenced
-    // era equal to the current one. Publishes (and counts a retry) only when the era moved.
+    // HE's get_protected (era_thread::protect_by_era).
     template <class T>
     core::marked_ptr<T> protect(hazard_era* h, const core::atomic_marked_ptr<T>& src) {
-      std::uint64_t published = slot_era::read_own(*h);
-      for (;;) {
-        // acquire: pairs with the release that published the node (and its birth era), (a).
-        const core::marked_ptr<T> p = src.load(core::mo_acquire);
-        // The acquire above keeps this (relaxed) era load after it, which (a) needs.
-        const std::uint64_t e = this->current_era();
-        if (e == published) return p;
-        if (published != no_era) this->tc().stats().protect_retries.add();
-        slot_era::publish(*h, e);  // fence X
-        published = e;
-      }
+      return this->template protect_by_era<slot_era>(*h, src);
     }
 
     void hold(hazard_era* h, const core::retired_node* p) { slot_era::hold(*h, this->slot(), p); }

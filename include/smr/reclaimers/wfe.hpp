@@ -209,17 +209,8 @@ struct wfe_rule : detail::era_rule_base {
     // HE's get_protected with at most attempts_ publications, then the slow path.
     template <class T>
     core::marked_ptr<T> protect(reservation* r, const core::atomic_marked_ptr<T>& src) {
-      std::uint64_t published = slot_era::read_own(*r);
-      for (unsigned tries = attempts_;; --tries) {
-        // acquire: pairs with the release that published the node (and its birth era).
-        const core::marked_ptr<T> p = src.load(core::mo_acquire);
-        const std::uint64_t e = this->current_era();
-        if (e == published) return p;
-        if (tries == 0) return core::marked_ptr<T>::from_bits(slow_path(r, src.word()));
-        if (published != no_era) this->tc().stats().protect_retries.add();
-        slot_era::publish(*r, e);
-        published = e;
-      }
+      return this->template protect_by_era<slot_era>(
+          *r, src, attempts_, [&] { return core::marked_ptr<T>::from_bits(slow_path(r, src.word())); });
     }
 
     void hold(reservation* r, const core::retired_node* p) { slot_era::hold(*r, this->slot().reservations, p); }
