@@ -167,11 +167,10 @@ class hm_chain {
     window w = from_head();
     bool at_head = true;
     for (;;) {
-      const window start = w;
-      // The read phase only reads `start`/`at_head` and writes `w` last, so NBR may restart
-      // it at will.
+      // The read phase reads `w` and `at_head` and writes `w` only after reserve(), once it can
+      // no longer be restarted: an NBR restart finds `w` as the phase began, with no copy of it.
       const outcome what = g.read_phase([&] {
-        window t = start;
+        window t = w;
         const outcome o = traverse(slots, key, t, at_head);
         g.reserve(t.pred, t.cur, t.next);
         w = t;

@@ -446,7 +446,8 @@ struct nbr_rule_with : rule_defaults {
       auto& s = this->slot();
       // release: a reclaimer that reads the cleared value (acquire) also sees every access the
       // reservation covered.
-      for (unsigned i = 0; i < reserved_count_; ++i) s.reserved[i].store(nullptr, core::mo_release);
+      const unsigned stored = reserved_count_;  // read once: the stores below do not change it
+      for (unsigned i = 0; i < stored; ++i) s.reserved[i].store(nullptr, core::mo_release);
       reserved_count_ = 0;
     }
 
