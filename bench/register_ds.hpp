@@ -46,5 +46,13 @@ bool register_data_structure() {
 
 }  // namespace smrbench
 
-#define SMRBENCH_DATA_STRUCTURE(TEMPLATE) \
-  [[maybe_unused]] static const bool smrbench_registered_ = ::smrbench::register_data_structure<TEMPLATE>()
+// The alias gives every structure exactly the two parameters register_data_structure takes:
+// a template with more (defaulted) ones matches `template <class, class> class` only under
+// P0522's relaxed matching, which Clang leaves off.
+#define SMRBENCH_DATA_STRUCTURE(TEMPLATE)                                \
+  namespace {                                                           \
+  template <class K, class R>                                           \
+  using smrbench_data_structure_ = TEMPLATE<K, R>;                      \
+  }                                                                     \
+  [[maybe_unused]] static const bool smrbench_registered_ =             \
+      ::smrbench::register_data_structure<smrbench_data_structure_>()

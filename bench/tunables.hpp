@@ -99,7 +99,10 @@ std::string unknown_param(const std::string& name, std::string_view reclaimer,
 template <class Rule>
 std::string apply_rule_params(typename Rule::config& cfg, const param_list& params, std::string_view reclaimer) {
   std::set<std::string> seen;
-  for (const auto& [name, value] : params) {
+  for (const auto& param : params) {
+    // Not a structured binding: the lambdas below use both, and Clang before 16 cannot capture one.
+    const std::string& name = param.first;
+    const std::string& value = param.second;
     if (!seen.insert(name).second) return duplicate_param(name);
     bool matched = false;
     std::string error;

@@ -253,6 +253,9 @@ class basic_domain<Rule, FreePolicy>::handle
 
  public:
   explicit handle(basic_domain& d) : state(d) {
+    static_assert(rule_allocates() == Rule::traits.type_stable_memory,
+                  "a rule that allocates its nodes itself (create/dispose hooks) must say so in its "
+                  "traits (type_stable_memory), and only such a rule may");
     if constexpr (slot_based) {
       const unsigned n = d.protect_slots();
       free_slots_ = n == max_slots ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
@@ -490,15 +493,15 @@ class basic_domain<Rule, FreePolicy>::handle
   // A rule may allocate its nodes itself: then it has both create<T>(args) and dispose(n) (for a
   // node never published), and dispose's presence says so (GCC cannot ask about a member
   // template that may not exist). Otherwise the node comes from construct_node and the rule
-  // may stamp it.
-  static constexpr bool rule_allocates = requires(handle& h, node_base* n) { h.state::dispose(n); };
-  static_assert(rule_allocates == Rule::traits.type_stable_memory,
-                "a rule that allocates its nodes itself (create/dispose hooks) must say so in its "
-                "traits (type_stable_memory), and only such a rule may");
+  // may stamp it. dispose is protected, so it is asked through a handle; a function body sees
+  // the handle complete, and Clang answers no for every rule while the class is incomplete.
+  static constexpr bool rule_allocates() {
+    return requires(handle& h, node_base* n) { h.state::dispose(n); };
+  }
 
   template <class T, class... Args>
   T* create_node(Args&&... args) {
-    if constexpr (rule_allocates) {
+    if constexpr (rule_allocates()) {
       return state::template create<T>(std::forward<Args>(args)...);
     } else {
       T* n = core::construct_node<T>(std::forward<Args>(args)...);
@@ -508,7 +511,7 @@ class basic_domain<Rule, FreePolicy>::handle
   }
 
   void dispose_node(node_base* n) {
-    if constexpr (rule_allocates) state::dispose(n);
+    if constexpr (rule_allocates()) state::dispose(n);
     else core::free_node(n);
   }
 
@@ -590,7 +593,7 @@ class basic_domain<Rule, FreePolicy>::guard {
     static_assert(std::is_base_of_v<node_base, T>, "a node type must derive from its reclaimer's node_base");
     static_assert(std::is_empty_v<Deleter> && std::is_default_constructible_v<Deleter>,
                   "retire(n, deleter): the deleter must be stateless and default-constructible");
-    static_assert(!handle::rule_allocates,
+    static_assert(!handle::rule_allocates(),
                   "retire(n, deleter): this reclaimer allocates its nodes itself (type-stable memory: "
                   "lfrc, tag_ibr_tpa), so nodes the user allocated cannot be retired");
     if (!core::is_retired(n)) n->destroy = &core::destroy_with_deleter<T, Deleter>;

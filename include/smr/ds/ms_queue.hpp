@@ -95,7 +95,11 @@ class ms_queue {
 
   std::optional<T> dequeue(handle& h) {
     auto g = h.begin_op();
-    auto [head_slot, next_slot] = g.template slots<2>();
+    // Not a structured binding: the read phase's lambda uses both, and Clang before 16 cannot
+    // capture one.
+    auto slots = g.template slots<2>();
+    auto head_slot = slots[0];
+    auto next_slot = slots[1];
     for (;;) {
       const snapshot s = g.read_phase([&] {
         node* hd = head_slot.protect(head_).get();
