@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 debian_packages=(
   g++ cmake ninja-build make git pkg-config
+  clang libclang-rt-dev   # the TSan preset's compiler (a second compiler for the stress suites)
   libgtest-dev            # C++ unit and stress tests
   relacy-dev              # model checking of the reclaimers' memory orders
   nlohmann-json3-dev      # smrbench JSON records
