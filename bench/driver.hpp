@@ -142,13 +142,14 @@ void build_structure(std::optional<DS>& out, R& domain, std::uint64_t key_range)
 
 // Everything a trial would refuse, checked before any trial runs: the tunables and the
 // construction of the domain and the structure. Returns "" or the reason.
-template <template <class, class> class DSTemplate, class R>
+// DS is the structure over reclaimer R.
+template <class DS, class R>
 std::string preflight(const options& o) {
   typename R::config cfg{};
   if (std::string err = apply_params<R>(cfg, o.params); !err.empty()) return err;
   try {
     R domain(cfg);
-    std::optional<DSTemplate<key_type, R>> ds;
+    std::optional<DS> ds;
     build_structure(ds, domain, o.key_range);
   } catch (const std::exception& e) {
     return e.what();
@@ -156,9 +157,9 @@ std::string preflight(const options& o) {
   return {};
 }
 
-template <template <class, class> class DSTemplate, class R>
+template <class DS, class R>
 trial_result run_trial(const trial_spec& spec) {
-  using ds_t = DSTemplate<key_type, R>;
+  using ds_t = DS;
   using handle_t = typename R::handle;
   const options& o = *spec.opt;
   const unsigned workers = o.threads;

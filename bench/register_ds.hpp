@@ -19,40 +19,46 @@
 
 namespace smrbench {
 
-template <template <class, class> class DS, class R>
+// A structure is registered as a family: a class whose member template `of<K, R>` is the
+// structure over reclaimer R. Not a template template parameter: a structure with extra
+// defaulted parameters (hash_map's) matches `template <class, class> class` only under P0522,
+// which Clang leaves off, and the alias template that would adapt it gets external linkage from
+// GCC even in an unnamed namespace, so the linker merged every translation unit's registration
+// into one. A class in an unnamed namespace keeps each translation unit's own.
+template <class Family, class R>
 void register_pair() {
-  using probe = DS<key_type, smr::none>;
+  using probe = typename Family::template of<key_type, smr::none>;
   constexpr std::string_view why = smr::incompatibility(R::traits, probe::requirements);
   pair_entry e{std::string(probe::name), reclaimer_name<R>(), nullptr, nullptr, std::string(why)};
   if constexpr (why.empty()) {
-    e.run = &run_trial<DS, R>;
-    e.preflight = &preflight<DS, R>;
+    using ds = typename Family::template of<key_type, R>;
+    e.run = &run_trial<ds, R>;
+    e.preflight = &preflight<ds, R>;
   }
   registry::instance().add_pair(std::move(e));
 }
 
-template <template <class, class> class DS, class... Rs>
+template <class Family, class... Rs>
 void register_pairs(type_list<Rs...>) {
-  (register_pair<DS, Rs>(), ...);
+  (register_pair<Family, Rs>(), ...);
 }
 
-template <template <class, class> class DS>
+template <class Family>
 bool register_data_structure() {
-  using probe = DS<key_type, smr::none>;
+  using probe = typename Family::template of<key_type, smr::none>;
   registry::instance().add_data_structure({std::string(probe::name), kind_of<probe>()});
-  register_pairs<DS>(reclaimers{});
+  register_pairs<Family>(reclaimers{});
   return true;
 }
 
 }  // namespace smrbench
 
-// The alias gives every structure exactly the two parameters register_data_structure takes:
-// a template with more (defaulted) ones matches `template <class, class> class` only under
-// P0522's relaxed matching, which Clang leaves off.
-#define SMRBENCH_DATA_STRUCTURE(TEMPLATE)                                \
-  namespace {                                                           \
-  template <class K, class R>                                           \
-  using smrbench_data_structure_ = TEMPLATE<K, R>;                      \
-  }                                                                     \
-  [[maybe_unused]] static const bool smrbench_registered_ =             \
+#define SMRBENCH_DATA_STRUCTURE(TEMPLATE)                    \
+  namespace {                                               \
+  struct smrbench_data_structure_ {                         \
+    template <class K, class R>                             \
+    using of = TEMPLATE<K, R>;                              \
+  };                                                        \
+  }                                                         \
+  [[maybe_unused]] static const bool smrbench_registered_ = \
       ::smrbench::register_data_structure<smrbench_data_structure_>()

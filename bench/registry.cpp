@@ -1,6 +1,8 @@
 #include "registry.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "reclaimer_list.hpp"
 
@@ -47,7 +49,18 @@ registry& registry::instance() {
   return r;
 }
 
-void registry::add_data_structure(ds_entry e) { data_structures_.push_back(std::move(e)); }
+// Called from each structure's static initializer. A name registered twice is a build defect
+// (the linker once merged four translation units' registrations into one), and with it
+// smrbench would offer one structure under several names: stop before main.
+void registry::add_data_structure(ds_entry e) {
+  for (const ds_entry& d : data_structures_) {
+    if (d.name == e.name) {
+      std::fprintf(stderr, "smrbench: data structure '%s' registered twice (a build defect)\n", e.name.c_str());
+      std::abort();
+    }
+  }
+  data_structures_.push_back(std::move(e));
+}
 void registry::add_pair(pair_entry e) { pairs_.push_back(std::move(e)); }
 
 std::vector<ds_entry> registry::data_structures() const {
