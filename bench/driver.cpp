@@ -4,10 +4,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace smrbench::detail {
+
+void start_thread(std::vector<std::thread>& threads, std::function<void()> body) {
+  threads.emplace_back(std::move(body));
+}
 
 smr::core::stats_snapshot delta(const smr::core::stats_snapshot& end, const smr::core::stats_snapshot& start) {
   smr::core::stats_snapshot d = end;

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -119,6 +120,10 @@ expected_contents collect_workers(trial_result& res, const std::vector<worker_st
 void record_validation(trial_result& res, const validation& v);
 
 enum phase : int { prefilling = 0, prefilled = 1, running = 2, released = 3 };
+
+// Starts a thread running `body`. Out of line and type-erased: a std::thread per lambda type would
+// instantiate its state and the vector's growth path in every registered pair.
+void start_thread(std::vector<std::thread>& threads, std::function<void()> body);
 
 }  // namespace detail
 
@@ -275,8 +280,8 @@ trial_result run_trial(const trial_spec& spec) {
     for (auto& t : threads) t.join();
   };
   try {
-    for (unsigned i = 0; i < workers; ++i) threads.emplace_back(worker, i);
-    for (unsigned j = 0; j < stallers; ++j) threads.emplace_back(staller, j);
+    for (unsigned i = 0; i < workers; ++i) detail::start_thread(threads, [&worker, i] { worker(i); });
+    for (unsigned j = 0; j < stallers; ++j) detail::start_thread(threads, [&staller, j] { staller(j); });
   } catch (...) {
     abandon();
     throw;
