@@ -2,6 +2,7 @@
 # runs the set-up first, so a fresh Debian machine needs nothing else.
 JOBS ?= 2
 CTEST_JOBS ?= 2
+PYTEST_JOBS ?= 2
 PYTHON := .venv/bin/python
 
 .PHONY: setup build build-bench test test-asan test-tsan test-release test-python test-consumer torture bench clean
@@ -33,7 +34,7 @@ test-release: build
 	ctest --preset release -j $(CTEST_JOBS)
 
 test-python: setup
-	$(PYTHON) -m pytest -q tools/smrlab/tests
+	$(PYTHON) -m pytest -q -n $(PYTEST_JOBS) tools/smrlab/tests
 
 # A tiny project consuming smr: installed (find_package, pkg-config) and as a subdirectory
 # (add_subdirectory, FetchContent: only the library target). Builds under build/consumer.
