@@ -52,8 +52,8 @@ struct debra_rule : detail::epoch_rule_base {
     // Leave the quiescent state: free first, then announce (Brown).
     // Out of line: inlined into every operation of a structure (which GCC 12 did once the free
     // policy was amortized free, the batch free loop no longer inside), it made those operations
-    // slower, not the entry: debra_af ran at 0.74-0.82x debra on a 20K-key hash map at 2 and
-    // 8 threads, and at 0.96-0.99x with this call (one interleaved run; debra itself 1-4% faster).
+    // slower, not the entry: debra_af ran at 0.72-0.78x debra on a 20K-key hash map at 2 and
+    // 8 threads, and at 0.96-0.98x with this call (one interleaved run; debra itself 1-4% faster).
     [[gnu::noinline]] void enter() {
       detail::epoch_clock& clock = this->clock();
       const std::uint64_t seen = clock.now();
