@@ -66,6 +66,31 @@ def test_refuses_another_build_or_machine_unless_allowed(tmp_path, part, key):
     store.check_identity(other, allow_mixed=True)
 
 
+def test_checking_each_trial_reads_the_stored_trials_once(tmp_path, monkeypatch):
+    # A run checks the identity before appending each trial. Re-reading the file every time
+    # made long runs quadratic; the store reads it once and then follows its own appends.
+    Store(tmp_path).append(entry("old", 0))
+    store = Store(tmp_path)
+    reads = []
+    real_entries = Store.entries
+    monkeypatch.setattr(Store, "entries", lambda self: reads.append(1) or real_entries(self))
+    for trial in range(50):
+        store.check_identity(IDENTITY, allow_mixed=False)
+        store.append(entry("a", trial))
+    assert len(reads) == 1
+    with pytest.raises(MixedResults):
+        store.check_identity({**IDENTITY, "machine": {**IDENTITY["machine"], "cpu": "Y"}}, False)
+
+
+def test_the_first_trial_of_an_empty_store_pins_the_identity(tmp_path):
+    store = Store(tmp_path)
+    store.check_identity(IDENTITY, allow_mixed=False)           # nothing stored: anything goes
+    store.append(entry("a", 0))
+    other = {**IDENTITY, "build": {**IDENTITY["build"], "commit": "def"}}
+    with pytest.raises(MixedResults, match="--allow-mixed"):
+        store.check_identity(other, allow_mixed=False)
+
+
 def test_failed_trials_without_record_do_not_pin_an_identity(tmp_path):
     store = Store(tmp_path)
     store.append(entry("a", 0, status="failed", identity=None))
