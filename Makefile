@@ -59,9 +59,11 @@ torture: build test-asan test-tsan
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SMR_STRESS_SCALE=$$((2 * $(TORTURE_SCALE))) ctest --test-dir build/tsan -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 
 # The main job: build, run the default experiment (overview), print its summary and report path.
+# Results of another build in results/overview are moved aside first (to results/overview.<time>),
+# so a rebuild never reports the old build's trials; the same build resumes where it stopped.
 # A failed trial still gets its report (it says which trial failed), then fails the target.
 bench: build-bench
-	@status=0; ./smrlab run overview || status=$$?; \
+	@status=0; ./smrlab run overview --move-stale || status=$$?; \
 	./smrlab report overview && ./smrlab summary overview || status=1; \
 	exit $$status
 

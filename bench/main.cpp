@@ -48,7 +48,13 @@ int run_list(const options& o) {
   }
   std::optional<output_file> f;
   open_before_running(f, o.json_path, "--json");
-  f->write(list_json(reg).dump() + "\n");
+  nlohmann::json list = list_json(reg);
+  // The build and machine every trial's record names (its env, less the allocator's version):
+  // smrlab compares them with a results directory before it runs or reuses any trial.
+  nlohmann::json env = environment("");
+  env.erase("allocator_version");
+  list["env"] = std::move(env);
+  f->write(list.dump() + "\n");
   f->commit();
   return 0;
 }

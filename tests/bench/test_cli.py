@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import kind, listing, run, short_args
+from conftest import kind, listing, read_records, run, short_args
 
 
 def first_pair_of_kind(wanted):
@@ -41,6 +41,18 @@ def test_list_json_shape():
     assert not compatible & set(refused)
     assert len(compatible) + len(refused) == len(d["data_structures"]) * len(d["reclaimers"])
     assert all(refused.values())
+
+
+def test_list_json_names_the_build_and_machine_a_record_would(outdir):
+    # smrlab compares them with a results directory before it runs anything.
+    ds, rec = listing()["compatible"][0]
+    out = outdir / "r.json"
+    assert run(short_args(ds, rec) + ["--json", str(out)]).returncode == 0
+    [record] = read_records(out)
+    expected = {k: v for k, v in record["env"].items() if k != "allocator_version"}
+    assert listing()["env"] == expected
+    for key in ["commit", "compiler", "build_type", "flags", "cpu", "cores", "kernel", "hostname"]:
+        assert listing()["env"][key] not in (None, ""), key
 
 
 def test_list_table_names_everything():

@@ -48,7 +48,7 @@ def cmd_run(args) -> int:
             problems.append(why)
         raise BadInput(*problems)
     code = runner.run(e, out, binary, quick=args.quick, allow_mixed=args.allow_mixed,
-                      retry_failed=args.retry_failed)
+                      retry_failed=args.retry_failed, move_stale=args.move_stale)
     print(f"next: ./smrlab report {out}", file=sys.stderr)
     return code
 
@@ -114,6 +114,9 @@ def parser() -> argparse.ArgumentParser:
                                         "build/release/bench/smrbench)")
     run.add_argument("--allow-mixed", action="store_true",
                      help="accept results from another build or machine in the same store")
+    run.add_argument("--move-stale", action="store_true",
+                     help="if the results directory holds results from another build or "
+                          "machine, rename it to DIR.<time> and start afresh (make bench does)")
     run.add_argument("--retry-failed", action="store_true", help="run failed trials again")
     run.set_defaults(func=cmd_run)
 

@@ -27,7 +27,7 @@ def schedule(configs: list, trials: int, shuffle: bool, seed: int):
 
 
 def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: bool = False,
-        retry_failed: bool = False, stream=None) -> int:
+        retry_failed: bool = False, move_stale: bool = False, stream=None) -> int:
     """Returns the exit code: 0 when every planned trial in the store succeeded, else 1.
     Everything is checked before the first trial: BadInput lists every problem found."""
     stream = stream or sys.stderr
@@ -40,8 +40,17 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
         plan = experiment.plan(caps, quick)
     except BadInput as e:
         problems += e.args
-    problems += [p for p in [output_dir_problem(out)] if p]
+    out_problem = output_dir_problem(out)
+    problems += [out_problem] if out_problem else []
     store = Store(out)
+    moved = None
+    # Before anything is run or counted as done: trials stored by another build must not pass
+    # for this one's, whether new trials would join them or the grid is already complete.
+    stale = "" if allow_mixed or caps.identity is None or out_problem else \
+        store.identity_problem(caps.identity)
+    if stale and move_stale and not problems:
+        moved, store, stale = store.move_aside(), Store(out), ""
+    problems += [stale] if stale else []
     plan_doc, change = None, ""
     if plan is not None:
         plan_doc = {"experiment": experiment.name, "origin": experiment.origin,
@@ -53,6 +62,9 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
             problems += [problem] if problem else []
     if problems:
         raise BadInput(*problems)
+    if moved is not None:
+        print(f"note: {out} held results from another build or machine; moved them to {moved}",
+              file=stream)
     for note in plan.notes + ([change] if change else []):
         print(f"note: {note}", file=stream)
 

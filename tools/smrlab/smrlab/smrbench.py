@@ -35,6 +35,9 @@ class Capabilities:
     # `reclaimers` too, but "all" leaves them out; unbuilt ones name the package to install.
     external: frozenset = frozenset()
     external_unbuilt: dict = field(default_factory=dict)   # reclaimer -> Debian package
+    # The build and machine its trials will record (see identity()); None from an smrbench
+    # whose --list does not say.
+    identity: dict | None = None
 
     def own_reclaimers(self) -> list:
         """smr's reclaimers: what a grid's reclaimer = "all" means."""
@@ -81,7 +84,8 @@ def capabilities(smrbench: Path) -> tuple[Capabilities | None, str]:
                             {(ds, rec): why for ds, rec, why in data.get("incompatible", [])},
                             _tunables(data), dict(data.get("kinds", {})),
                             frozenset(data.get("external_reclaimers", [])),
-                            dict(data.get("external_unbuilt", {})))
+                            dict(data.get("external_unbuilt", {})),
+                            identity(data) if "env" in data else None)
         return caps, ""
     except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
         return None, f"{type(e).__name__}: {e}"
@@ -244,7 +248,8 @@ def _mismatch(record: dict, config, trial: int) -> str:
 
 
 def identity(record: dict) -> dict:
-    """The build and machine a record comes from; results of different ones must not mix."""
+    """The build and machine a record (or `--list --json`) comes from; results of different ones
+    must not mix."""
     env = record.get("env", {})
     return {"build": {k: env.get(k) for k in BUILD_KEYS},
             "machine": {k: env.get(k) for k in MACHINE_KEYS}}

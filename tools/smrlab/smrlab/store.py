@@ -83,15 +83,33 @@ class Store:
     # ---- writing ----
 
     def check_identity(self, identity: dict, allow_mixed: bool):
+        problem = "" if allow_mixed else self.identity_problem(identity)
+        if problem:
+            raise MixedResults(problem)
+
+    def identity_problem(self, identity: dict) -> str:
+        """What is wrong with adding results of this build and machine here ("" if nothing)."""
         if self._known is None:
             self._known = _identities_of(self.entries())
         known = list(self._known.values())
-        if allow_mixed or not known or identity in known:
-            return
-        raise MixedResults(
-            f"{self.root} holds results from another build or machine:\n"
-            f"  stored: {_identity_text(known[0])}\n  this:   {_identity_text(identity)}\n"
-            f"use another --out directory, or --allow-mixed to combine them")
+        if not known or identity in known:
+            return ""
+        return (f"{self.root} holds results from another build or machine:\n"
+                f"  stored: {_identity_text(known[0])}\n  this:   {_identity_text(identity)}\n"
+                f"use another --out directory, --move-stale to move them aside and start afresh, "
+                f"or --allow-mixed to combine them")
+
+    def move_aside(self) -> Path:
+        """Renames the whole directory to <name>.<local time>, for a fresh start; returns where."""
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = self.root.with_name(f"{self.root.name}.{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.root.with_name(f"{self.root.name}.{stamp}-{n}")
+        self.root.rename(target)
+        self._known = None
+        return target
 
     def write_plan(self, plan: dict):
         self.root.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ only) and metrics.roles (each role's threads, ops, throughput; null without read
 --node-pool N [--pool-wait W] writes config.node_pool, pool_wait and metrics.pool.
 Like smrbench, a SIGINT, SIGTERM or SIGHUP (unless ignored at start) abandons the trial under way,
 leaves no partial record, and exits 128+signal.
-FAKE_COMMIT=sha          env.commit of every record (default 3f9c2e1)
+FAKE_COMMIT=sha          env.commit of every record and of `--list --json` (default 3f9c2e1)
 FAKE_GROUPS=path         append "<own process group> <parent's process group>" per invocation
 FAKE_REPLAY=dir          copy the matching record (and timeline) from smrbench_records.jsonl
                          and smrbench_timeline.csv in dir instead of synthesizing one
@@ -127,6 +127,13 @@ def stopped(signum, json_path):
     sys.exit(128 + signum)
 
 
+def fake_env() -> dict:
+    """The env of every record, and (less allocator_version) of `--list --json`."""
+    return {"cpu": "FakeCPU", "cores": 2, "kernel": "6.1.0", "hostname": "fakehost",
+            "compiler": "g++ 12", "build_type": "Release", "flags": "-O3",
+            "commit": os.environ.get("FAKE_COMMIT", "3f9c2e1"), "allocator_version": "2.36"}
+
+
 def main():
     a = arguments()
     if os.environ.get("FAKE_LOG"):
@@ -140,7 +147,8 @@ def main():
         if listing == "fail":
             print("smrbench: unknown option --list", file=sys.stderr)
             sys.exit(2)
-        print(listing or json.dumps(DEFAULT_LIST))
+        env = {k: v for k, v in fake_env().items() if k != "allocator_version"}
+        print(listing or json.dumps({**DEFAULT_LIST, "env": env}))
         return
     insert, delete, search = map(int, a.workload.split(","))
     config = {"ds": a.ds, "reclaimer": a.reclaimer,
@@ -177,10 +185,7 @@ def main():
     if os.environ.get("FAKE_REPLAY"):
         record = replay(a, config, Path(os.environ["FAKE_REPLAY"]))
     else:
-        env = {"cpu": "FakeCPU", "cores": 2, "kernel": "6.1.0", "hostname": "fakehost",
-               "compiler": "g++ 12", "build_type": "Release", "flags": "-O3",
-               "commit": os.environ.get("FAKE_COMMIT", "3f9c2e1"), "allocator_version": "2.36"}
-        record = {"schema": "smrbench/1", "trial": 0, "config": config, "env": env,
+        record = {"schema": "smrbench/1", "trial": 0, "config": config, "env": fake_env(),
                   "metrics": synthesize(a, config),
                   "validation": {"ok": how != "1", "detail": "key sum mismatch: 10 != 12"
                                  if how == "1" else "ok"}}

@@ -95,15 +95,42 @@ def test_refuses_to_mix_builds_unless_allowed(experiment_file, tmp_path, fake, m
     assert run(experiment_file(), out) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     more = experiment_file(TWO_TRIALS)
+    ran = len(fake())
 
     monkeypatch.setenv("FAKE_COMMIT", "another")
     assert run(more, out) == 2
     err = capsys.readouterr().err
     assert "another build or machine" in err and "--allow-mixed" in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before      # nothing written
+    assert len(fake()) == ran                           # refused before running any trial
 
     assert run(more, out, "--allow-mixed") == 0
     assert len(Store(out).identities()) == 2
+
+
+def test_a_rebuild_does_not_reuse_the_old_builds_trials(experiment_file, tmp_path, fake,
+                                                        monkeypatch, capsys):
+    # The same grid, complete in the store, but smrbench was rebuilt: refused rather than
+    # reported as done; with --move-stale the old results go aside and every trial runs anew.
+    out = tmp_path / "r"
+    path = experiment_file()
+    assert run(path, out) == 0 and len(fake()) == 6
+    before = (out / "trials.jsonl").read_bytes()
+
+    monkeypatch.setenv("FAKE_COMMIT", "rebuilt")
+    assert run(path, out) == 2
+    assert "another build or machine" in capsys.readouterr().err and len(fake()) == 6
+
+    assert run(path, out, "--move-stale") == 0
+    assert len(fake()) == 12
+    [aside] = [p for p in tmp_path.iterdir() if p.name.startswith("r.")]
+    assert (aside / "trials.jsonl").read_bytes() == before
+    assert "moved them to" in capsys.readouterr().err
+    assert [i["build"]["commit"] for i in Store(out).identities()] == ["rebuilt"]
+
+    assert run(path, out, "--move-stale") == 0        # same build: resumes, moves nothing
+    assert len(fake()) == 12
+    assert len([p for p in tmp_path.iterdir() if p.name.startswith("r.")]) == 1
 
 
 def test_capabilities_filter_the_grid_and_a_failing_list_stops_the_run(experiment_file, tmp_path,
