@@ -107,7 +107,10 @@ class Store:
         while target.exists():
             n += 1
             target = self.root.with_name(f"{self.root.name}.{stamp}-{n}")
-        self.root.rename(target)
+        try:
+            self.root.rename(target)
+        except OSError as e:
+            raise BadInput(f"cannot move {self.root} aside to {target}: {e.strerror}") from None
         self._known = None
         return target
 

@@ -91,6 +91,24 @@ def test_the_first_trial_of_an_empty_store_pins_the_identity(tmp_path):
         store.check_identity(other, allow_mixed=False)
 
 
+def test_moving_aside_keeps_everything_and_refuses_clearly_when_it_cannot(tmp_path, monkeypatch):
+    store = Store(tmp_path / "s")
+    store.append(entry("a", 0))
+    moved = store.move_aside()
+    assert moved.parent == tmp_path and moved.name.startswith("s.")
+    assert [e["key"] for e in Store(moved).entries()] == ["a:0"] and not (tmp_path / "s").exists()
+    store.append(entry("b", 0))
+    again = store.move_aside()                        # within the same second: a new name
+    assert again != moved and [e["key"] for e in Store(again).entries()] == ["b:0"]
+
+    def refuse(self, target):
+        raise PermissionError(13, "Permission denied")
+    store.append(entry("c", 0))
+    monkeypatch.setattr(type(store.root), "rename", refuse)
+    with pytest.raises(BadInput, match=r"cannot move .*/s aside to .*: Permission denied"):
+        store.move_aside()
+
+
 def test_failed_trials_without_record_do_not_pin_an_identity(tmp_path):
     store = Store(tmp_path)
     store.append(entry("a", 0, status="failed", identity=None))
