@@ -22,7 +22,7 @@ FAMILIES = {
     "external": "other libraries' schemes (purples)",
 }
 
-# name: (family, colour, marker). Markers are unique across the table.
+# name: (family, colour, marker). Markers are unique within a family; families differ in colour.
 RECLAIMERS = {
     "none":      ("baseline",       "#737373", "x"),
     "qsbr":      ("epoch",          "#08306b", "o"),
