@@ -58,10 +58,11 @@
 //  (a) passed by U itself, at the start of an operation O': O' and later operations read only
 //      after the acquire claim, so they observe W; O precedes O' and ended before U's release
 //      pass, which happens before R(j).
-//  (b) forwarded by F: F claimed the token (acquire: W happens before), from U's slot or from a
-//      thread before U in the same forward, ran the heavy fence once, and then read U's
-//      operation word w. A later operation stores a new odd value and runs the light
-//      fence before reading; F's read missed that store, so by the asymmetric pair
+//  (b) forwarded by F: F read the lap in the slot of the holder, U or a thread before U in the
+//      same forward (acquire: W happens before), ran the heavy fence once, then read U's
+//      operation word w (and claimed the token: a CAS that fails if the holder took it
+//      meanwhile). A later operation of U stores a new odd value and runs the light fence before
+//      reading; F's read missed that store, so by the asymmetric pair
 //      (detail/asymmetric_fence.hpp) its reads observe W. If w is even, it is the release store
 //      ending U's latest operation (or the initial value): U's earlier operations happen before
 //      F's pass. If w is odd, F recorded the debt (U, w); O may be the operation w itself or an
@@ -258,7 +259,8 @@ class token_thread : public operation_word_thread<Base> {
   // Hands the token, taken from slot `from` (ours, or an idle thread's), to the next owned id.
   void pass_from(std::size_t from, std::uint64_t lap) {
     const std::size_t next = next_visit(from, lap);
-    // release: the lap's chain (header comment) continues to the receiver's claim.
+    // release: the lap's chain (header comment) continues to the receiver's claim, or to a
+    // forwarder's acquire read of the lap (forward_held_token).
     this->domain().registry().slot_at(next).token.store(lap, mo_release);
   }
 
@@ -295,7 +297,9 @@ class token_thread : public operation_word_thread<Base> {
     for (std::size_t id = 0; id < ids; ++id) {
       if (id == this->thread_id()) continue;
       token_slot& s = registry.slot_at(id);
-      // acquire: pairs with the passer's release, so the lap so far happens before the fence.
+      // acquire: pairs with the passer's release, so the lap so far (the unlinks of the bag the
+      // passer closed) happens before the fence below, which comes before our claim: the
+      // claim's own acquire would be too late for (b).
       std::uint64_t lap = s.token.load(mo_acquire);
       if (lap == 0) continue;
       // relaxed: a hint, checked again after the barrier. A holder inside an operation is
@@ -338,7 +342,8 @@ class token_thread : public operation_word_thread<Base> {
       id = next;
       word = next_word;
     }
-    // release: the lap's chain (header comment) continues to the receiver's claim.
+    // release: the lap's chain (header comment) continues to the receiver's claim, or to a
+    // forwarder's acquire read of the lap (forward_held_token).
     registry.slot_at(next).token.store(lap, mo_release);
   }
 
