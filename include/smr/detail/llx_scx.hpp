@@ -32,7 +32,10 @@
 // operation that includes T keeps them; under NBR, the helper reserves them in the read phase
 // that made the copy (ab_tree::help). The link CAS compares against V[1], a node the helper
 // protects, so its address cannot be reused meanwhile; V[1] never returns to the link once
-// finalized, so a late helper's CAS fails.
+// finalized, so a late helper's CAS fails. This needs V closed under parents: each V[k], k >= 1,
+// read by an LLX of an earlier node of V as its child (ab_tree's steps all build V so). An
+// unrelated node could be replaced and retired by another SCX before this one's freeze reaches
+// it, and a helper that copied this SCX after that retirement would read freed memory.
 //
 // Memory orders:
 //  - the owner's first status store (new sequence number) is a release: a reader that finds the
@@ -52,6 +55,7 @@
 #include "smr/core/atomic.hpp"
 #include "smr/core/marked_ptr.hpp"
 #include "smr/detail/chaos.hpp"
+#include "smr/detail/checks.hpp"
 #include "smr/detail/thread_registry.hpp"
 
 namespace smr::detail {
@@ -112,6 +116,9 @@ class llx_scx {
     typename thread_registry<record>::entry& get() {
       if (entry_ == nullptr) {
         entry_ = &owner_->records_.lease(preferred_id());
+        // A tag holds id + 1 in id_bits bits: refused rather than wrapped onto another record.
+        if (entry_->id + 1 >= (std::size_t{1} << id_bits))
+          misuse("llx_scx: more than 1,048,575 operations with an SCX at once (the tags' record ids)");
         preferred_id() = entry_->id;
       }
       return *entry_;
@@ -218,6 +225,7 @@ class llx_scx {
       if (!rec.status.compare_exchange_strong(st, status_of(op.tag, all_frozen_phase), core::mo_relaxed) &&
           !same_scx(st, op.tag))
         return true;  // over (no one aborts an SCX whose nodes are all frozen)
+      if (checks_on() && phase_of(st) == aborted_phase) misuse("llx_scx: an SCX aborted after all its nodes were frozen (a bug in smr)");
     }
   frozen:
     // relaxed: ordered for LLX's readers by the commit CAS (release) below, or by the owner's

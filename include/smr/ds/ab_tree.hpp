@@ -504,6 +504,8 @@ class basic_ab_tree {
         continue;
       }
       if (pa.sibling == nullptr) {  // p has one child: it is underfull itself (never the root)
+        // For the root, the call below would return at once and this loop would spin.
+        if (detail::checks_on() && pa.gp == &entry_) detail::misuse("ab_tree: an internal root with one child (a bug in smr)");
         fix_underfull(g, slot, lease, p, K(p->search_key));
         continue;
       }
