@@ -20,6 +20,9 @@
 // Planted bug (tests/support/broken_reclaimers.hpp): relacy_token_chain_planted runs
 // token_one_debt_per_lap, whose ledger keeps only the first debt recorded in a lap: reader 1's
 // debt is lost, the second stage frees its node, and its read is an access to freed memory.
+// relacy_token_latest_lap_planted (SMR_MODEL_PLANT_LATEST_LAP) runs token_latest_lap, whose
+// debt for reader 1's operation moves to the lap of each forward past it: reader 1 stays inside
+// for laps, the debt stops covering the bag that holds its node, and the same read fails.
 // The context-bound search is not run: over three threads and 18 operations it takes minutes;
 // the forced stalls make every random schedule reach the chain.
 #include <type_traits>
@@ -31,7 +34,12 @@
 namespace {
 
 using namespace smr::model;
-using R = std::conditional_t<planted, smr::test::token_one_debt_per_lap, smr::token>;
+#if defined(SMR_MODEL_PLANT_LATEST_LAP)
+using planted_token = smr::test::token_latest_lap;
+#else
+using planted_token = smr::test::token_one_debt_per_lap;
+#endif
+using R = std::conditional_t<planted, planted_token, smr::token>;
 
 struct cell_node : R::node_base {
   explicit cell_node(int v) : value(v) {}

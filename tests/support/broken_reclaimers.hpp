@@ -23,6 +23,9 @@
 //                           a thread inside an operation and its bags are freed all the same.
 //   token_one_debt_per_lap  Token-EBR whose ledger keeps one debt per lap: a forward past two
 //                           stalled threads in a row holds back only the first one's nodes.
+//   token_latest_lap        Token-EBR whose debt for an operation takes the lap of the latest
+//                           forward past it, not the first: a thread stalled for several laps
+//                           stops holding back the bags closed before its latest forward.
 //   rcu_no_heavy_fence      RCU whose grace period skips the process-wide barrier: its snapshot
 //                           may miss a reader that already reads.
 //   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
@@ -43,10 +46,12 @@
 // core/atomic.hpp (std, TSan, Relacy).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "smr/core/domain.hpp"
 #include "smr/detail/epoch_limbo.hpp"
@@ -404,6 +409,34 @@ class one_debt_per_lap_token_debts : public detail::token_debts {
   std::size_t last_id_ = 0;
 };
 using token_one_debt_per_lap = basic_domain<token_with_ledger_rule<one_debt_per_lap_token_debts>>;
+
+// A ledger whose debt for an operation moves to the lap of each new forward past it (the real
+// one keeps the first: the operation may hold what was unlinked up to a lap before that).
+class latest_lap_token_debts {
+ public:
+  static constexpr std::string_view name = "token_latest_lap";
+  static constexpr std::string_view summary = "PLANTED BUG: a debt takes the lap of the latest forward past its operation";
+  void record(std::size_t id, std::uint64_t word, std::uint64_t lap) {
+    std::erase_if(debts_, [id](const debt& d) { return d.id == id; });
+    debts_.push_back({id, word, lap});  // the bug, for the same word
+  }
+  template <class WordOf>
+  std::uint64_t settle(WordOf&& word_of) {
+    std::erase_if(debts_, [&word_of](const debt& d) { return word_of(d.id) != d.word; });
+    std::uint64_t lowest = detail::token_debts::none;
+    for (const debt& d : debts_) lowest = std::min(lowest, d.lap);
+    return lowest;
+  }
+
+ private:
+  struct debt {
+    std::size_t id;
+    std::uint64_t word;
+    std::uint64_t lap;
+  };
+  std::vector<debt> debts_;
+};
+using token_latest_lap = basic_domain<token_with_ledger_rule<latest_lap_token_debts>>;
 
 struct rcu_no_heavy_fence_rule : rcu_rule {
   static constexpr std::string_view name = "rcu_no_heavy_fence";
