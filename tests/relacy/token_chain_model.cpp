@@ -27,6 +27,7 @@
 // the forced stalls make every random schedule reach the chain.
 #include <type_traits>
 
+#include "cell.hpp"
 #include "model.hpp"
 #include "smr/reclaimers/token.hpp"
 #include "support/broken_reclaimers.hpp"
@@ -41,17 +42,8 @@ using planted_token = smr::test::token_one_debt_per_lap;
 #endif
 using R = std::conditional_t<planted, planted_token, smr::token>;
 
-struct cell_node : R::node_base {
-  explicit cell_node(int v) : value(v) {}
-  payload value;
-};
-
-// The "structure": one cell. Single-threaded teardown frees the node left in it.
-struct cell {
-  explicit cell(R&) {}
-  ~cell() { delete root.load(smr::core::mo_relaxed).get(); }
-  R::atomic_ptr<cell_node> root;
-};
+using cell_node = smr::model::cell_node<R>;
+using cell = smr::model::cell<R>;
 
 struct token_chain_model : rl::test_suite<token_chain_model, 3>, structure_fixture<R, cell, 3> {
   static constexpr int ops = 6;  // per stage: enough looks for two forwards and two receipts

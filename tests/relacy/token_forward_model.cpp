@@ -40,6 +40,7 @@
 // the reads of stale values that make the difference.
 #include <type_traits>
 
+#include "cell.hpp"
 #include "model.hpp"
 #include "smr/reclaimers/token.hpp"
 #include "support/broken_reclaimers.hpp"
@@ -50,17 +51,8 @@ using namespace smr::model;
 
 using R = std::conditional_t<planted, smr::test::token_no_heavy_fence, smr::token>;
 
-struct cell_node : R::node_base {
-  explicit cell_node(int v) : value(v) {}
-  payload value;
-};
-
-// The "structure": one cell. Single-threaded teardown frees the node left in it.
-struct cell {
-  explicit cell(R&) {}
-  ~cell() { delete root.load(smr::core::mo_relaxed).get(); }
-  R::atomic_ptr<cell_node> root;
-};
+using cell_node = smr::model::cell_node<R>;
+using cell = smr::model::cell<R>;
 
 struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_fixture<R, cell, 3> {
   static constexpr unsigned retirer = 0, reader = 1, forwarder = 2;
