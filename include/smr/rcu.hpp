@@ -218,6 +218,10 @@ class rcu_obj_base : public ebr::node_base {
 template <class T, class D = std::default_delete<T>>
 void rcu_retire(T* p, D d = D(), rcu_domain& dom = rcu_default_domain()) {
   static_assert(std::is_move_constructible_v<D> && std::is_invocable_v<D&, T*>, "rcu_retire(p, d): d(p) must be valid and D movable");
+  if (dom.destroying()) {  // from a deleter the dying domain runs: no section can hold p
+    d(p);
+    return;
+  }
   auto& a = facade_detail::rcu_attachments::of(dom);
   auto g = a.handle.begin_op();
   g.retire(g.template create<facade_detail::retired_pointer<T, D>>(p, std::move(d)));

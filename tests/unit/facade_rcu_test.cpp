@@ -226,6 +226,31 @@ TEST(FacadeRcu, ADeleterMayRetireIntoTheDomainBeingDestroyed) {
   EXPECT_FALSE(destroying_before);
 }
 
+// The same through rcu_retire(p, d, dom), for a type with no base: it attached the thread anew
+// to the dying domain, which then aborted with a handle attached (or, from the domain's last
+// frees, left an attachment to freed memory).
+TEST(FacadeRcu, ADeleterMayRcuRetireIntoTheDomainBeingDestroyed) {
+  struct link {
+    link* child;
+  };
+  struct unlink_and_delete {
+    smr::rcu_domain* dom;
+    std::atomic<int>* deleted;
+    void operator()(link* l) const {
+      deleted->fetch_add(1, std::memory_order_relaxed);
+      if (l->child != nullptr) smr::rcu_retire(l->child, *this, *dom);
+      delete l;
+    }
+  };
+  std::atomic<int> deleted{0};
+  {
+    smr::rcu_domain dom;
+    for (int i = 0; i < 5; ++i)
+      smr::rcu_retire(new link{new link{new link{nullptr}}}, unlink_and_delete{&dom, &deleted}, dom);
+  }
+  EXPECT_EQ(deleted.load(), 15) << "every link, once each";
+}
+
 TEST(FacadeRcu, BarrierOnTheDefaultDomain) {
   std::atomic<int> freed{0};
   for (long i = 0; i < 10; ++i) (new node(i, &freed))->retire();
@@ -330,6 +355,18 @@ TEST(FacadeRcuDeathTest, BarrierInsideASectionIsRefused) {
         smr::rcu_barrier();
       },
       "smr: misuse: rcu_barrier\\(\\) inside a read-side section");
+}
+
+TEST(FacadeRcuDeathTest, ADeleterThatSynchronizesTheDyingDomainIsRefused) {
+  EXPECT_DEATH(
+      {
+        smr::rcu_domain dom;
+        smr::rcu_retire(new int(1), [&dom](int* p) {
+          delete p;
+          smr::rcu_synchronize(dom);
+        }, dom);
+      },
+      "smr: misuse: a facade domain .* was used by a deleter it runs while being destroyed");
 }
 
 TEST(FacadeRcuDeathTest, UnlockWithoutLockIsRefused) {

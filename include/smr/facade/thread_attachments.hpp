@@ -13,7 +13,8 @@
 //
 // A thread_local table cannot be used again once the thread has started destroying it; a facade
 // call from a later thread_local destructor (or from a deleter run while the table is being
-// destroyed) is refused with a misuse message instead of touching freed memory.
+// destroyed) is refused with a misuse message instead of touching freed memory. So is any use of
+// a domain being destroyed other than retiring into it (its deleters run then).
 #pragma once
 
 #include <cstddef>
@@ -30,9 +31,11 @@ class thread_attachments {
  public:
   using attachment = typename Domain::attachment;
 
-  // The calling thread's attachment to d, made on first use.
+  // The calling thread's attachment to d, made on first use. Refused for a domain being
+  // destroyed: a new attachment would outlive it (Domain must have destroying()).
   static attachment& of(Domain& d) {
     if (exiting()) detail::misuse("a facade (hazard_pointer / rcu) was used during thread exit, after the thread's attachments were destroyed");
+    if (d.destroying()) detail::misuse("a facade domain (hazard_pointer_domain / rcu_domain) was used by a deleter it runs while being destroyed; only retiring into it is allowed there");
     table& t = local();
     if (t.last_domain == &d) return *t.last;
     attachment* found = nullptr;
