@@ -167,8 +167,12 @@ struct wfe_rule : detail::era_rule_base {
   template <class Domain, class Slot>
   static void before_era_advance(Domain& d, Slot& mine) {
     // seq_cst: pairs with the asker's seq_cst count, which it makes after opening its request;
-    // an advance that reads the count sees the open request.
-    if (d.done_.load(core::mo_seq_cst) == d.asked_.load(core::mo_seq_cst)) return;
+    // an advance that reads the count sees the open request. done_ first, in its own statement
+    // (the operands of == are unsequenced): read after asked_, closes made meanwhile (a request
+    // closed and another opened and closed) could match a count that includes a request still
+    // open, and the advance would skip it again and again.
+    const std::uint64_t done = d.done_.load(core::mo_seq_cst);
+    if (done == d.asked_.load(core::mo_seq_cst)) return;
     const unsigned k = d.protect_slots();
     d.registry().for_each([&](auto& s, std::size_t) {
       if (&s == &mine) return;  // a thread that advances is not inside its own protect()
