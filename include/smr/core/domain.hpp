@@ -188,6 +188,9 @@ class basic_domain : public Rule::template domain_state<detail::domain_core<Rule
                                   " protection slots per thread");
   }
 
+  // Before the rule's state frees anything: a thread still attached would read freed memory.
+  ~basic_domain() { this->refuse_attached_handles(); }
+
   // Protection slots one thread may hold at once, at most (a bit each in the handle).
   static constexpr unsigned max_slots = 64;
 

@@ -35,15 +35,20 @@ class domain_core {
   domain_core(const domain_core&) = delete;
   domain_core& operator=(const domain_core&) = delete;
 
-  // Every handle must be gone by now; what is left (orphans) can no longer be reached. A live
-  // handle would point into freed memory: refused in every build (one load at destruction).
+  // Every handle must be gone by now (refuse_attached_handles() checked, before the rule's own
+  // destructor freed anything); what is left (orphans) can no longer be reached.
   ~domain_core() {
-    if (const std::size_t live = registry_.active_threads(); live != 0) {
+    while (retired_node* n = orphans_.pop_front()) free_node(n);
+  }
+
+  // A live handle would point into freed memory: refused in every build (one load at
+  // destruction). Called first thing in the most derived destructor (basic_domain's).
+  void refuse_attached_handles() const {
+    if (const std::size_t live = registry_.attached_for_destruction(); live != 0) {
       const std::string what = "a " + std::string(Rule::name) + " domain was destroyed while " +
                                std::to_string(live) + " thread handle(s) were still attached";
       misuse(what.c_str());
     }
-    while (retired_node* n = orphans_.pop_front()) free_node(n);
   }
 
   const config& configuration() const { return cfg_; }

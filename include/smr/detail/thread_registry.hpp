@@ -64,8 +64,10 @@ class thread_registry {
 
   // The owner is done with the slot; its announcement must already be cleared.
   void release(entry& e) {
-    active_.fetch_sub(1, mo_relaxed);
     e.owned.store(false, mo_release);
+    // release, and last: a domain's destructor that reads the count down to zero (acquire,
+    // attached_for_destruction) finds this thread done with the registry and its donations.
+    active_.fetch_sub(1, mo_release);
   }
 
   // Calls fn(slot, id) for every slot ever used (owned or not). Readers of announcements must
@@ -92,7 +94,9 @@ class thread_registry {
   bool owned_at(std::size_t id) { return entry_at(id).owned.load(mo_acquire); }
 
   std::size_t high_water() const { return high_water_.load(mo_acquire); }
-  std::size_t active_threads() const { return active_.load(mo_relaxed); }
+  std::size_t active_threads() const { return active_.load(mo_relaxed); }  // a size hint
+  // The same, for a destructor deciding whether it may free the registry (pairs with release()).
+  std::size_t attached_for_destruction() const { return active_.load(mo_acquire); }
 
  private:
   struct chunk {
