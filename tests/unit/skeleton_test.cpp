@@ -463,6 +463,20 @@ TEST_F(Misuse, SlotOutlivingItsOperationInCheckedBuilds) {
   }
 }
 
+TEST_F(Misuse, SlotOutlivingItsHandle) {
+  EXPECT_DEATH(
+      {
+        smr::hp domain;
+        auto* h = new smr::hp::handle(domain);
+        auto* g = new smr::hp::guard(*h);
+        auto* s = new auto(g->slot());
+        delete g;  // checked builds stop here (outlived its operation)
+        delete h;
+        delete s;
+      },
+      "smr: misuse: a protection slot or guarded_ptr outlived its (operation|handle)");
+}
+
 TEST_F(Misuse, ProtectOutsideAnOperationInCheckedBuilds) {
   if constexpr (!smr::detail::checked_build) {
     GTEST_SKIP() << "compiled in only in checked builds (skeleton_checked_test)";

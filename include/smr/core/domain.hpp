@@ -270,6 +270,10 @@ class basic_domain<Rule, FreePolicy>::handle
     // on its owner's list), and a destruction is rare enough for the compare to cost nothing.
     if (!this->owned_by_this_thread())
       detail::misuse("a handle was destroyed by a thread other than the one that attached it");
+    // Every build for the slot-based schemes, whose slot bits are kept anyway (others: checked
+    // builds): the slot would give its bits back to a dead handle, and clear a hazard that a
+    // thread reusing this registry entry owns by then.
+    if (live_slots() != 0) detail::misuse("a protection slot or guarded_ptr outlived its handle");
   }
   handle(const handle&) = delete;
   handle& operator=(const handle&) = delete;
