@@ -41,6 +41,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -120,6 +121,7 @@ class hazard_pointer_domain {
     // moving one moves a pointer. Sized once: entries never move.
     std::vector<std::optional<hp::protection_slot>> hazards;
     std::size_t live = 0;  // entries in use
+    const std::thread::id thread = std::this_thread::get_id();  // the only one that may use it
   };
 
  private:
@@ -276,6 +278,10 @@ class hazard_pointer {
 
   void release() noexcept {
     if (slot_ != nullptr) {
+      // Another thread would race with the owner on its free entries and its hazard (one
+      // pthread_self per destruction or reassignment; protect() is left unchecked).
+      if (owner_->thread != std::this_thread::get_id())
+        detail::misuse("a hazard_pointer was destroyed or reassigned by a thread other than the one that made it");
       owner_->give_back(*slot_);
       slot_ = nullptr;
       owner_ = nullptr;

@@ -328,4 +328,15 @@ TEST(FacadeHazardPointerDeathTest, AHazardPointerMayNotOutliveItsDomain) {
       "smr: misuse: a hazard_pointer outlived");
 }
 
+// Moved into a thread's callable, it is destroyed by that thread: it would race with its
+// owner on the owner's entries and hazard.
+TEST(FacadeHazardPointerDeathTest, AHazardPointerDestroyedByAnotherThreadIsRefused) {
+  EXPECT_DEATH(
+      {
+        smr::hazard_pointer_domain dom;
+        std::thread([h = smr::make_hazard_pointer(dom)] {}).join();
+      },
+      "smr: misuse: a hazard_pointer was destroyed or reassigned by a thread other than the one that made it");
+}
+
 }  // namespace
