@@ -347,8 +347,8 @@ class occ_avl_tree {
   }
 
   // Splices n (at most one child) out from under parent; both locked. False if n is no longer
-  // parent's child or has two children now.
-  static bool unlink_nl(node* parent, node* n) {
+  // parent's child or has two children now. `held`: a child of n the caller has locked already.
+  static bool unlink_nl(node* parent, node* n, const node* held = nullptr) {
     side s;
     if (child(parent, side::left) == n) s = side::left;
     else if (child(parent, side::right) == n) s = side::right;
@@ -360,7 +360,10 @@ class occ_avl_tree {
     // release: pairs with searches' acquire loads of the link (nothing new behind it but the
     // order of the unlinked mark below, which searches check on n after reading this link).
     parent->link(s).store(mptr(splice), core::mo_release);
-    if (splice != nullptr) splice->parent.store(parent, core::mo_release);  // see parent_of()
+    if (splice != nullptr) {
+      const lock_moved splice_held(splice == held ? nullptr : splice);
+      splice->parent.store(parent, core::mo_release);  // see parent_of()
+    }
     n->present.store(false, core::mo_release);
     n->version.store(unlinked_bit, core::mo_release);  // release: a search that sees it retries
     return true;
@@ -487,12 +490,15 @@ class occ_avl_tree {
     if (h_up - h_light <= 1) return n;  // changed since n's look: look again
     node* const inner = child(up, opposite(heavy));
     const int h_outer = height_of(child(up, heavy));
-    const int h_inner0 = height_of(inner);
-    if (h_outer >= h_inner0) return rotate_single(parent, n, up, h_light, h_outer, inner, h_inner0, heavy, step);
     {
-      const lock_guard inner_held(inner->lock);
-      const int h_inner = inner->height.load(core::mo_relaxed);
+      // Every node whose parent link a rotation moves is locked before its height is read (see
+      // lock_moved): inner here, and its children for a double rotation.
+      const lock_moved inner_held(inner);
+      const int h_inner = height_of(inner);
       if (h_outer >= h_inner) return rotate_single(parent, n, up, h_light, h_outer, inner, h_inner, heavy, step);
+      // inner is taller than outer here, so not null.
+      const lock_moved near_held(child(inner, heavy));
+      const lock_moved far_held(child(inner, opposite(heavy)));
       const int h_inner_near = height_of(child(inner, heavy));
       // A double rotation only if it leaves up balanced, so that all damage stays on this path.
       if (!out_of_balance(h_outer - h_inner_near))
@@ -501,6 +507,29 @@ class occ_avl_tree {
     // Otherwise fix up alone first (rotate inner above it); n is looked at again after that.
     return rebalance_toward(n, up, inner, h_outer, opposite(heavy), step);
   }
+
+  // The lock of a node (or nothing, for null) whose parent link a rotation or an unlink moves,
+  // held while its height is read and its parent link stored. A repair that changed that node's
+  // height holds its lock and reads its parent link next, to climb; we read its height, move
+  // it, and compute its new parent's height from that. Without the lock the repair could climb
+  // to the old parent while we used the old height (or, on an unlink, both could read the old
+  // values: store buffering), and neither would fix the new parent (found in a review; the
+  // stale height fails the invariant check of a quiescent tree). Always a node below every
+  // lock held, so the locks stay top-down.
+  class lock_moved {
+   public:
+    explicit lock_moved(node* n) : n_(n) {
+      if (n_ != nullptr) n_->lock.lock();
+    }
+    ~lock_moved() {
+      if (n_ != nullptr) n_->lock.unlock();
+    }
+    lock_moved(const lock_moved&) = delete;
+    lock_moved& operator=(const lock_moved&) = delete;
+
+   private:
+    node* n_;
+  };
 
   static side side_in(const node* parent, const node* n) {
     return child(parent, side::left) == n ? side::left : side::right;
@@ -535,8 +564,8 @@ class occ_avl_tree {
     return damaged;
   }
 
-  // up (n's child on side `heavy`) takes n's place; n takes up's inner child. parent, n and up
-  // locked. Returns the next node to look at, fixing what it can with the locks it has.
+  // up (n's child on side `heavy`) takes n's place; n takes up's inner child. parent, n, up and
+  // inner (if any) locked. Returns the next node to look at, fixing what it can with the locks it has.
   static node* rotate_single(node* parent, node* n, node* up, int h_light, int h_outer, node* inner, int h_inner,
                              side heavy, repair_step& step) {
     const version_t v = n->version.load(core::mo_relaxed);
@@ -560,7 +589,7 @@ class occ_avl_tree {
   }
 
   // inner (up's child away from `heavy`) takes n's place, with up and n as its children. parent,
-  // n, up and inner locked. If up is a routing node left short of a child, it is unlinked at
+  // n, up, inner and inner's children (if any) locked. If up is a routing node left short of a child, it is unlinked at
   // once (and handed back in `step`), where the paper rotates up alone first instead: that
   // rotation may find nothing to do and the repair stop there, leaving n out of balance in a
   // quiescent tree (seen in a sequential run: a routing up whose inner child had no near child).
@@ -587,7 +616,9 @@ class occ_avl_tree {
     end_shrink(n, v);
     end_shrink(up, up_v);
     if ((h_outer == 0 || h_inner_near == 0) && !up->present.load(core::mo_relaxed)) {
-      unlink_nl(inner, up);  // cannot fail: inner and up locked, up inner's child with at most one child
+      // Cannot fail: inner and up locked, up inner's child with at most one child (near, which
+      // we hold, or outer).
+      unlink_nl(inner, up, near);
       step.unlinked = up;
       hup = std::max(h_outer, h_inner_near);  // up's one child (or nothing) took its place
       inner->height.store(1 + std::max(hup, hn), core::mo_relaxed);
