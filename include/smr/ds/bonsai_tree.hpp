@@ -347,13 +347,21 @@ class bonsai_tree {
   }
 
   // The write phase's allocation of a plan's nodes (children first, into `built`); returns the
-  // new root. Reads no old node.
+  // new root. Reads no old node. If an allocation throws (std::bad_alloc, smrbench's exhausted
+  // node pool), the nodes built so far, never published, are disposed of before it propagates.
   template <class G, class Plan>
   static node* build(G& g, const Plan& p, node** built, ref root) {
-    for (std::size_t i = 0; i < p.planned(); ++i) {
-      built[i] = p.discarded(i) ? nullptr
-                                : g.template create<node>(p.key(i), p.size(i), resolve(built, p.left(i)),
-                                                          resolve(built, p.right(i)));
+    std::size_t i = 0;
+    try {
+      for (; i < p.planned(); ++i) {
+        built[i] = p.discarded(i) ? nullptr
+                                  : g.template create<node>(p.key(i), p.size(i), resolve(built, p.left(i)),
+                                                            resolve(built, p.right(i)));
+      }
+    } catch (...) {
+      while (i != 0)
+        if (node* n = built[--i]; n != nullptr) g.dispose(n);
+      throw;
     }
     return resolve(built, root);
   }
