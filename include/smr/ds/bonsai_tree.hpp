@@ -22,7 +22,7 @@
 // versions that may already be replaced: every scheme that protects unlinked traversal applies,
 // and so do the interval schemes (a node is never younger than a version that holds it, and is
 // retired only after that version is replaced), POIBR included (the structure is persistent);
-// hp, he and wfe are refused.
+// hp, he, wfe and lfrc are refused.
 //
 // Requirements: keys trivially copyable (they are copied into the plan during a read phase,
 // which NBR may abandon with siglongjmp), default-constructible and ordered by operator<. An

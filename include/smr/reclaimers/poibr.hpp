@@ -75,8 +75,10 @@ struct poibr_rule : detail::interval_rule<detail::global_era_bound> {
     }
 
     // Any other link of a persistent structure: its target is reachable from the root read
-    // under the reservation, so one acquire load (pairs with the release that published the
-    // node holding the link) is all.
+    // under the reservation, so one load is all. What makes the target's contents visible is
+    // the root read's acquire: a persistent structure writes a node's links before the root
+    // update (release) that publishes the version holding it. acquire here as well, for a
+    // structure that publishes a node through a release store of a link instead.
     template <class T>
     core::marked_ptr<T> protect(const atomic_ptr<T>& link) {
       if constexpr (detail::checked_build) {
