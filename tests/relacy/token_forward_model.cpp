@@ -29,6 +29,14 @@
 // no longer orders the reader's later load after W, the reader may load node 1, which the
 // retirer's next receipt frees, and its read of the payload is an access to freed memory.
 //
+// Where the lap wraps (SMR_MODEL_WRAP, relacy_token_forward_wrap): the same roles on ids
+// forwarder 0, retirer 1, reader 2. Ring order is then forwarder, retirer, reader, so the
+// forwarder's forward past the reader wraps: it goes from id 2 back to 0 (itself), and the lap it
+// takes is one more than the lap it read in the reader's slot. Its receipt passes to the retirer
+// without a wrap, and the retirer's later forward past the reader (held inside its operation,
+// with a debt) wraps again. The plain model wraps in the retirer's forwards only. The token
+// starts in slot 0; before() passes it to the retirer, and the retirer passes it to the reader.
+//
 // What the model cannot check: that the read of the lap must be acquire. A plant that reads it
 // relaxed is not caught, with the barrier (Relacy's systemwide_fence joins every thread's view
 // at one instant, so W, executed before it, reaches the reader whatever the forwarder read) or
@@ -54,8 +62,15 @@ using R = std::conditional_t<planted, smr::test::token_no_heavy_fence, smr::toke
 using cell_node = smr::model::cell_node<R>;
 using cell = smr::model::cell<R>;
 
+#if defined(SMR_MODEL_WRAP)
+constexpr bool wrap = true;
+#else
+constexpr bool wrap = false;
+#endif
+
 struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_fixture<R, cell, 3> {
-  static constexpr unsigned retirer = 0, reader = 1, forwarder = 2;
+  // Handles attach in id order; the first creates the token.
+  static constexpr unsigned retirer = wrap ? 1 : 0, reader = wrap ? 2 : 1, forwarder = wrap ? 0 : 2;
   static constexpr int free_attempts = 4;  // operations (looks) of the retirer after the pass back
   smr::core::atomic<bool> passed{false};
   smr::core::atomic<bool> forwarded{false};
@@ -65,6 +80,10 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
 
   void before() {
     build({.forward_after = 1, .pass_check_every = 1});
+    // The token starts with id 0. Wrapped: the forwarder's look passes it to the retirer.
+    if (wrap) {
+      auto g = handle(forwarder).begin_op();
+    }
     auto g = handle(retirer).begin_op();  // its look takes the token and passes it to the reader
     ds->root.store(smr::core::marked_ptr<cell_node>(g.template create<cell_node>(1)), smr::core::mo_release);
   }
@@ -120,6 +139,7 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run<token_forward_model>("token / one cell, 3 threads (a forward by a thread that retired nothing)",
+  return run<token_forward_model>(wrap ? "token / one cell, 3 threads (a forward by a thread that retired nothing, across the lap's wrap)"
+                                       : "token / one cell, 3 threads (a forward by a thread that retired nothing)",
                                   {random_search(100000)}, argc, argv);
 }
