@@ -27,6 +27,10 @@
 //    after O's end) makes O's accesses happen before the free;
 //  - returns a later value: O ended before the release store read, so O happens before the
 //    free the same way.
+// A thread whose id is at or past the high-water mark read after the barrier is the first case:
+// its registration precedes its odd store and its reads, so if the barrier's loads missed the
+// registration, its reads follow the barrier and observe every unlink. Hence the mark is read
+// after the barrier, never before (tests/relacy/rcu_attach_model.cpp).
 // Grace periods start and end at the start of an operation, before the thread's own counter
 // goes odd: the thread's own earlier operations, which might still use a node it retired, are
 // over, and it never waits for itself.
