@@ -523,7 +523,8 @@ class basic_domain<Rule, FreePolicy>::handle
   }
 
   void retire_node(node_base* n) {
-    if (core::is_retired(n))
+    // Checked mode: one exchange also catches two threads retiring the node at once.
+    if (detail::checks_on() ? !core::claim_retired_mark(n) : core::is_retired(n))
       detail::misuse("a node was retired twice (or retired after it was freed)");
     if (n->destroy == nullptr)
       detail::misuse("retire() of a node that create() did not allocate; pass a deleter: retire(n, deleter)");

@@ -18,7 +18,8 @@
 //
 // The header's `next_retired` word is the retired mark: null from construction until the node
 // is retired, `end_of_bag` afterwards (poisoned memory is 0xDD..., also non-null). That makes a
-// second retire of the same node detectable in every build. The limbo bag keeps the node's
+// second retire of the same node detectable in every build (in checked mode also when two threads
+// retire it at once: claim_retired_mark). The limbo bag keeps the node's
 // address in blocks of its own (detail/limbo_bag.hpp); the word is not a link any more, and
 // bench/external's collector borrows it while it owns the node.
 //
@@ -32,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -52,6 +54,14 @@ struct retired_node {
 inline retired_node* const end_of_bag = reinterpret_cast<retired_node*>(std::uintptr_t{1});
 
 inline bool is_retired(const retired_node* n) { return n->next_retired != nullptr; }
+
+// Sets the retired mark with one atomic exchange: of any number of threads marking the same node
+// at once, exactly one gets true. Checked mode uses it to catch a node retired by two threads
+// (is_retired() then the limbo bag's plain store would let both through). relaxed: only the
+// exchange's atomicity matters; the node is not published through the mark.
+inline bool claim_retired_mark(retired_node* n) {
+  return std::atomic_ref<retired_node*>(n->next_retired).exchange(end_of_bag, std::memory_order_relaxed) == nullptr;
+}
 
 }  // namespace smr::core
 

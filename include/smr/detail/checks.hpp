@@ -6,7 +6,8 @@
 //    attached it, protection slots exhausted (thrown);
 //  - in checked mode (debug builds, i.e. NDEBUG undefined, or SMR_CHECKED defined, or poison
 //    mode switched on at run time): a handle used by a thread other than the one that attached
-//    it, protect() outside an operation, a guard or slot that outlives its operation.
+//    it, protect() outside an operation, a guard or slot that outlives its operation, a node
+//    retired by two threads at once.
 // A failed check prints one line "smr: misuse: ..." saying what was wrong and aborts: the
 // alternative is a silent use-after-free.
 #pragma once
