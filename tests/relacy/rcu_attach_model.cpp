@@ -45,17 +45,13 @@ using R = std::conditional_t<planted, smr::test::rcu_no_heavy_fence, smr::rcu>;
 using cell_node = smr::model::cell_node<R>;
 using cell = smr::model::cell<R>;
 
-struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3> {
+// Handles are built for the retirer and the old reader only; the new reader attaches itself.
+struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3>, structure_fixture<R, cell, 2> {
   static constexpr unsigned retirer = 0, old_reader = 1, new_reader = 2;
   static constexpr int free_attempts = 3;  // operations of the retirer after its retirement
 
-  std::optional<R> domain;
-  std::optional<cell> ds;
-  std::optional<holder<R>> handles[2];  // the retirer's and the old reader's
   smr::core::atomic<bool> done{false};
 
-  static inline unsigned long long freeing_iterations = 0;
-  static inline unsigned long long iterations = 0;
   // Schedules in which the new reader began to attach after the old reader had given id 1 back
   // (it then takes id 1: the registry claims the lowest free id).
   static inline unsigned long long attached_after_detach = 0;
@@ -63,11 +59,8 @@ struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3> {
 
   void before() {
     if (iterations == 0) attached_after_detach = 0;  // a new search
-    domain.emplace(R::config{.grace_every = 1});
-    ds.emplace(*domain);
-    handles[retirer].emplace(*domain);
-    handles[old_reader].emplace(*domain);
-    auto g = handles[retirer]->h.begin_op();
+    build({.grace_every = 1});
+    auto g = handle(retirer).begin_op();
     ds->root.store(smr::core::marked_ptr<cell_node>(g.template create<cell_node>(1)), smr::core::mo_release);
   }
 
@@ -77,7 +70,7 @@ struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3> {
 
   void thread(unsigned t) {
     if (t == retirer) {
-      R::handle& h = handles[retirer]->h;
+      R::handle& h = handle(retirer);
       {
         auto g = h.begin_op();
         cell_node* fresh = g.template create<cell_node>(2);
@@ -94,7 +87,7 @@ struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3> {
     }
     if (t == old_reader) {
       {
-        auto g = handles[old_reader]->h.begin_op();
+        auto g = handle(old_reader).begin_op();
         RL_ASSERT(load()->value.get() >= 1);
       }
       handles[old_reader].reset();  // id 1 goes back to the registry
@@ -112,13 +105,7 @@ struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3> {
     }
   }
 
-  void after() {
-    ++iterations;
-    if (domain->stats().freed > 0) ++freeing_iterations;
-    for (auto& h : handles) h.reset();
-    ds.reset();
-    domain.reset();
-  }
+  void after() { tear_down(); }
 
   static void report() {
     std::printf("                   the new reader attached after the old one detached in %llu of %llu iterations\n",
