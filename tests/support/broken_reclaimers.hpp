@@ -35,6 +35,8 @@
 //   wfe_no_hand_over       WFE whose helper answers a request but does not hand its era over to
 //                          the asker's reservation: from the helper's clearing to the asker's
 //                          own publication, nothing pins the node it answered with.
+//   wfe_no_parent_pin      WFE whose helper does not publish the asker's span [lo, hi]: nothing
+//                          pins the node holding the link once the asker has let go of it.
 //   interval_off_by_one<R>  the real interval scheme R (ibr_2ge, tag_ibr) whose scan reads each
 //                           reservation [lower, upper] as [lower + 1, upper].
 //   claims_unlinked_traversal<R>
@@ -502,5 +504,17 @@ struct wfe_no_hand_over_rule : wfe_rule {
   static void hand_over(reservation&, std::uint64_t, std::uint64_t) {}
 };
 using wfe_no_hand_over = basic_domain<wfe_no_hand_over_rule>;
+
+// ---------------------------------------------------------------------------------------------
+// PLANTED BUG: WFE's helper does not pin the node that holds the link (step 3's [lo, hi]): once
+// the asker finishes on its own and lets go of that node, a scan frees it while the helper is
+// about to read the link inside it.
+struct wfe_no_parent_pin_rule : wfe_rule {
+  static constexpr std::string_view name = "wfe_no_parent_pin";
+  static constexpr std::string_view summary = "PLANTED BUG: a helper does not pin the node that holds the link";
+  template <class Slot>
+  static void pin_parent(Slot&, std::uint64_t, std::uint64_t) {}
+};
+using wfe_no_parent_pin = basic_domain<wfe_no_parent_pin_rule>;
 
 }  // namespace smr::test

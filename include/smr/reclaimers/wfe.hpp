@@ -34,7 +34,8 @@
 // before reading T's tag; if the tag had not moved, T's slots still published those eras; a
 // scan that then no longer sees them reads T's slots after T bumped the tag and ran its closing
 // fence, and that fence and X' make the scan's later read of H's words see [lo, hi]. (The
-// scan reads the helpers after the slots for this reason.)
+// scan reads the helpers after the slots for this reason; tests/relacy/wfe_parent_model.cpp
+// checks the pin.)
 //
 // Deviation from the paper: its protect() takes the parent node and the helper publishes the
 // parent's birth era. smr's protect(link) does not name the parent, so the helper pins the span
@@ -184,6 +185,15 @@ struct wfe_rule : detail::era_rule_base {
     });
   }
 
+  // The parent pin (step 3): the asker's span [lo, hi] in the helper's own words, so that a scan
+  // sees the node that holds the link pinned once the asker has moved on. release: pairs with
+  // the scan's acquire loads; hi before lo (collect_all_reservations).
+  template <class Slot>
+  static void pin_parent(Slot& mine, std::uint64_t lo, std::uint64_t hi) {
+    mine.help_hi.store(hi, core::mo_release);
+    mine.help_lo.store(lo, core::mo_release);
+  }
+
   // The hand-over of a helper's answer to the asker's reservation (step 3).
   static void hand_over(reservation& r, std::uint64_t tag, std::uint64_t era) {
     // acquire/acq_rel: orders the WCAS after the answer; a failed WCAS reloads `old`.
@@ -313,9 +323,7 @@ struct wfe_rule : detail::era_rule_base {
     // acquire (each): see slow_path(); a value of a later request makes the tag check fail.
     const core::atomic<std::uintptr_t>* link = q.link.load(core::mo_acquire);
     const std::uint64_t lo = q.lo.load(core::mo_acquire), hi = q.hi.load(core::mo_acquire);
-    // release: pairs with the scan's acquire loads (hi first: collect_all_reservations).
-    mine.help_hi.store(hi, core::mo_release);
-    mine.help_lo.store(lo, core::mo_release);
+    Domain::rule::pin_parent(mine, lo, hi);
     // seq_cst fence (X'): the pin is visible before we read T's tag (the header).
     core::fence(core::mo_seq_cst);
     // acquire: pairs with the release that published T's lines.
