@@ -23,9 +23,10 @@
 // as in rcu_model.cpp: without the barrier, the snapshot can read the new reader's word as even
 // (or miss its entry) while the reader already loaded node 1, and node 1 is freed under it.
 //
-// Checked by hand, not kept (the plant would need a hook in rcu.hpp): a grace period that reads
-// the high-water mark before its barrier is caught here within 63 random schedules, and passes
-// rcu_model.cpp.
+// Second plant (relacy_rcu_attach_planted_order, SMR_MODEL_PLANT_IDS_BEFORE_BARRIER):
+// rcu_ids_before_barrier, whose grace period reads the high-water mark before its barrier. The
+// new reader registers in between and loads node 1 before the barrier; the snapshot's bound
+// leaves it out. rcu_model.cpp, whose threads all register first, cannot see this one.
 //
 // The mutex the domain guards its orphans with is invisible to Relacy (stack_model.hpp): no
 // thread here donates (the retirer stays attached until after()), so none takes it.
@@ -41,7 +42,12 @@ namespace {
 
 using namespace smr::model;
 
-using R = std::conditional_t<planted, smr::test::rcu_no_heavy_fence, smr::rcu>;
+#if defined(SMR_MODEL_PLANT_IDS_BEFORE_BARRIER)
+using planted_rcu = smr::test::rcu_ids_before_barrier;
+#else
+using planted_rcu = smr::test::rcu_no_heavy_fence;
+#endif
+using R = std::conditional_t<planted, planted_rcu, smr::rcu>;
 using cell_node = smr::model::cell_node<R>;
 using cell = smr::model::cell<R>;
 

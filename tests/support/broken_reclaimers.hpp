@@ -28,6 +28,8 @@
 //                           stops holding back the bags closed before its latest forward.
 //   rcu_no_heavy_fence      RCU whose grace period skips the process-wide barrier: its snapshot
 //                           may miss a reader that already reads.
+//   rcu_ids_before_barrier  RCU whose grace period reads the bound of the ids it snapshots before
+//                           its barrier: a thread that registers in between is missed.
 //   nebr_leaves_early       NEBR whose operations clear the region's announcement as soon as
 //                           they have made it: the region is left while the operation runs.
 //   lfrc_early_release      LFRC whose SafeRead gives its reference back before it validates
@@ -447,6 +449,20 @@ struct rcu_no_heavy_fence_rule : rcu_rule {
   using domain_state = detail::asymmetric_fence_domain<Base, no_heavy_fence_pair>;
 };
 using rcu_no_heavy_fence = basic_domain<rcu_no_heavy_fence_rule>;
+
+// PLANTED BUG: RCU's grace period reads the high-water mark of thread ids before its barrier: a
+// thread that registers between the two, and reads before the barrier reaches it, is missed.
+struct rcu_ids_before_barrier_rule : rcu_rule {
+  static constexpr std::string_view name = "rcu_ids_before_barrier";
+  static constexpr std::string_view summary = "PLANTED BUG: the snapshot's bound read before the barrier";
+  template <class Fences, class Registry>
+  static std::size_t barrier_then_ids(const Fences& fences, Registry& registry) {
+    const std::size_t ids = registry.high_water();
+    fences.heavy();
+    return ids;
+  }
+};
+using rcu_ids_before_barrier = basic_domain<rcu_ids_before_barrier_rule>;
 
 // ---------------------------------------------------------------------------------------------
 // PLANTED BUG: NEBR leaving its region early. Every operation that announces (a region's first,

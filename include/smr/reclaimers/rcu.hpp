@@ -30,7 +30,7 @@
 // A thread whose id is at or past the high-water mark read after the barrier is the first case:
 // its registration precedes its odd store and its reads, so if the barrier's loads missed the
 // registration, its reads follow the barrier and observe every unlink. Hence the mark is read
-// after the barrier, never before (tests/relacy/rcu_attach_model.cpp).
+// after the barrier, never before (rcu_rule::barrier_then_ids; tests/relacy/rcu_attach_model.cpp).
 // Grace periods start and end at the start of an operation, before the thread's own counter
 // goes odd: the thread's own earlier operations, which might still use a node it retired, are
 // over, and it never waits for itself.
@@ -106,11 +106,10 @@ class rcu_thread : public operation_word_thread<Base> {
     waiting_ = std::move(batch_);
     waiting_.splice(this->adopt_orphans());
     if (waiting_.empty()) return;
-    // The heavy side: every node of `waiting_` was unlinked before this point.
-    this->fences().heavy();
-    readers_.clear();
     auto& registry = this->domain().registry();
-    const std::size_t ids = registry.high_water();
+    // The heavy side: every node of `waiting_` was unlinked before this point.
+    const std::size_t ids = Base::rule_type::barrier_then_ids(this->fences(), registry);
+    readers_.clear();
     for (std::size_t id = 0; id < ids; ++id) {
       if (id == this->thread_id()) continue;
       // acquire: pairs with leave()'s release store (an even value: that thread's operations
@@ -152,6 +151,15 @@ struct rcu_rule : rule_defaults {
   static constexpr std::tuple tunables{
       tunable{"grace_every", &config::grace_every, "retirements a thread batches before it starts a grace period for them", 1u}};
   static config eager_config() { return {.grace_every = 2}; }
+
+  // A grace period's barrier, then the bound of the ids its snapshot reads: read after the
+  // barrier, so that a thread registered too late to be counted reads after it too (the proof).
+  // A step of its own only so that a planted bug in the tests can swap the two.
+  template <class Fences, class Registry>
+  static std::size_t barrier_then_ids(const Fences& fences, Registry& registry) {
+    fences.heavy();
+    return registry.high_water();
+  }
 
   using slot = detail::rcu_slot;
   template <class Base>
