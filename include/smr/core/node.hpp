@@ -53,14 +53,24 @@ struct retired_node {
 // The retired mark (any non-null value reads as retired).
 inline retired_node* const end_of_bag = reinterpret_cast<retired_node*>(std::uintptr_t{1});
 
-inline bool is_retired(const retired_node* n) { return n->next_retired != nullptr; }
+// relaxed atomic (a plain load in the machine code), as set_retired_mark() below.
+inline bool is_retired(const retired_node* n) {
+  return std::atomic_ref<retired_node*>(const_cast<retired_node*>(n)->next_retired).load(std::memory_order_relaxed) != nullptr;
+}
 
 // Sets the retired mark with one atomic exchange: of any number of threads marking the same node
 // at once, exactly one gets true. Checked mode uses it to catch a node retired by two threads
-// (is_retired() then the limbo bag's plain store would let both through). relaxed: only the
-// exchange's atomicity matters; the node is not published through the mark.
+// (is_retired() then set_retired_mark() would let both through). relaxed: only the exchange's
+// atomicity matters; the node is not published through the mark.
 inline bool claim_retired_mark(retired_node* n) {
   return std::atomic_ref<retired_node*>(n->next_retired).exchange(end_of_bag, std::memory_order_relaxed) == nullptr;
+}
+
+// Sets the retired mark (the limbo bag, lfrc). A relaxed atomic store, a plain store in the
+// machine code: a second retirer's claim may race with it, and that thread then reports the
+// double retire instead of the race being undefined behaviour (and a ThreadSanitizer report).
+inline void set_retired_mark(retired_node* n) {
+  std::atomic_ref<retired_node*>(n->next_retired).store(end_of_bag, std::memory_order_relaxed);
 }
 
 }  // namespace smr::core

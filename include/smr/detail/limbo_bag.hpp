@@ -64,7 +64,7 @@ class limbo_bag {
   ~limbo_bag() { release_blocks(); }
 
   void push(retired_node* n) {
-    n->next_retired = end_of_bag;  // the retired mark (core/node.hpp)
+    set_retired_mark(n);  // core/node.hpp
     if (tail_ == nullptr || tail_->end == block::capacity) append_block();
     tail_->nodes[tail_->end++] = n;
     ++size_;
@@ -88,8 +88,10 @@ class limbo_bag {
 
   // Moves the nodes for which pred(node) holds into the returned bag, keeping order. The kept
   // nodes are compacted in place, front to back, and the blocks they no longer need are freed.
+  // noexcept: a block allocation that failed half-way would leave kept nodes twice in this
+  // bag (double frees later); it terminates instead.
   template <class Pred>
-  limbo_bag extract_if(Pred&& pred) {
+  limbo_bag extract_if(Pred&& pred) noexcept {
     limbo_bag out;
     block* write = head_;  // where the next kept node goes
     std::uint32_t write_at = write != nullptr ? write->begin : 0;

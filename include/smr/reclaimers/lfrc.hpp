@@ -580,7 +580,7 @@ struct lfrc_rule {
     // the reclamation (release decrement, claim).
     void retire(lfrc_node_base* n) {
       if (n->cell == nullptr) detail::misuse("lfrc: retire() of a node that create() did not allocate (lfrc frees only its own nodes)");
-      n->next_retired = core::end_of_bag;
+      core::set_retired_mark(n);
       this->tc().stats().retired.add();
       this->domain().count_retired();
     }
