@@ -45,6 +45,9 @@ class thread_base {
   // nodes.
   ~thread_base() {
     free_.flush(tc_);
+    // Last write to the domain: once release() has counted this thread out, the domain's
+    // destructor may run (thread_registry::release).
+    tc_.flush_gauge();
     domain_->registry().release(*entry_);
   }
 
@@ -81,6 +84,12 @@ class thread_base {
   std::size_t pending_frees() const { return free_.pending(); }
   // Frees the free policy's whole backlog now (the reclaim-now barrier).
   void flush_frees() { free_.flush(tc_); }
+
+  // Checked mode: a rule's own call outside operations (qsbr's quiescent_state(), nebr's
+  // regions) made by the thread that attached the handle; begin_op() checks the others.
+  void check_owner(const char* misuse_message) const {
+    if (checks_on() && !owned_by_this_thread()) misuse(misuse_message);
+  }
 
   // ---- for the skeleton's handle ----
 

@@ -125,6 +125,13 @@ class thread_core {
 
   thread_stats& stats() { return *stats_; }
 
+  // Folds the pending retirements into the domain's gauge. The handle calls it before it leaves
+  // the registry: after that the domain may be destroyed (the destructor's call then adds nothing).
+  void flush_gauge() {
+    if (pending_delta_ != 0) gauge_->add(pending_delta_);
+    pending_delta_ = 0;
+  }
+
  private:
   // Whether this free call is sampled: gaps drawn uniformly from [1, 2 x free_sample_every - 1]
   // (mean free_sample_every) by a per-thread xorshift, so that no allocator period aliases.
@@ -153,11 +160,6 @@ class thread_core {
     sample_rng_ ^= sample_rng_ >> 17;
     sample_rng_ ^= sample_rng_ << 5;
     return 1 + sample_rng_ % (2 * mean - 1);
-  }
-
-  void flush_gauge() {
-    if (pending_delta_ != 0) gauge_->add(pending_delta_);
-    pending_delta_ = 0;
   }
 
   thread_stats* stats_;

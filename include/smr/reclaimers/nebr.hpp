@@ -66,6 +66,7 @@ struct nebr_rule : detail::epoch_rule_base {
     // epoch moved. Outside operations only.
     void enter_region() {
       if (this->in_operation()) detail::misuse("nebr: enter_region() inside an operation");
+      this->check_owner("nebr: enter_region() on a handle of another thread");
       if (region_ == region::none) open_region(region::explicit_);
       else if (region_ != region::explicit_) make_explicit();
     }
@@ -73,6 +74,7 @@ struct nebr_rule : detail::epoch_rule_base {
     // Outside operations only.
     void leave_region() {
       if (this->in_operation()) detail::misuse("nebr: leave_region() inside an operation");
+      this->check_owner("nebr: leave_region() on a handle of another thread");
       quiesce();
     }
     bool in_region() const { return region_ != region::none; }

@@ -46,6 +46,7 @@ struct qsbr_rule : detail::epoch_rule_base {
     // Declares a quiescent state: the calling thread holds no reference to any shared node.
     void quiescent_state() {
       if (this->in_operation()) detail::misuse("qsbr: quiescent_state() inside an operation");
+      this->check_owner("qsbr: quiescent_state() on a handle of another thread");
       declare_quiescent_state();
     }
 
