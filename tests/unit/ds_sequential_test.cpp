@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -492,3 +493,41 @@ TYPED_TEST(DsSequential, TreiberStackMatchesModel) {
 }
 
 }  // namespace
+
+// A value whose copy or move throws once the stack or queue holds it: the node that pop() or
+// dequeue() unlinked must still be retired (it leaked before: the value was taken out first).
+struct throws_when_armed {
+  static inline bool armed = false;
+  int v = 0;
+  explicit throws_when_armed(int x) : v(x) {}
+  throws_when_armed(const throws_when_armed& o) : v(o.v) { check(); }
+  throws_when_armed(throws_when_armed&& o) : v(o.v) { check(); }
+  throws_when_armed& operator=(const throws_when_armed&) = default;
+  static void check() {
+    if (armed) throw std::runtime_error("value copy failed");
+  }
+};
+
+TEST(DsExceptions, APopWhoseValueThrowsStillRetiresTheNode) {
+  smr::ebr domain;
+  auto h = domain.attach();
+  smr::treiber_stack<throws_when_armed, smr::ebr> stack(domain);
+  stack.push(h, throws_when_armed(1));
+  throws_when_armed::armed = true;
+  EXPECT_THROW((void)stack.pop(h), std::runtime_error);
+  throws_when_armed::armed = false;
+  EXPECT_EQ(domain.stats().retired, 1u) << "the unlinked node was not retired";
+  EXPECT_FALSE(stack.pop(h).has_value());
+}
+
+TEST(DsExceptions, ADequeueWhoseValueThrowsStillRetiresTheOldSentinel) {
+  smr::ebr domain;
+  auto h = domain.attach();
+  smr::ms_queue<throws_when_armed, smr::ebr> queue(domain);
+  queue.enqueue(h, throws_when_armed(1));
+  throws_when_armed::armed = true;
+  EXPECT_THROW((void)queue.dequeue(h), std::runtime_error);
+  throws_when_armed::armed = false;
+  EXPECT_EQ(domain.stats().retired, 1u) << "the old sentinel was not retired";
+  EXPECT_FALSE(queue.dequeue(h).has_value());
+}

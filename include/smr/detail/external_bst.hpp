@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "smr/core/atomic.hpp"
 #include "smr/core/node.hpp"
@@ -55,15 +56,22 @@ const Node* right_of(const Node* n) {
   return n->right.load(core::mo_relaxed).get();
 }
 
-// Single-threaded: fn(leaf) for every leaf below n, in key order.
+// Single-threaded: fn(leaf) for every leaf below n, in key order. With an explicit stack: these
+// trees are unbalanced (keys inserted in order make a path as long as the set), and a recursion
+// that deep would overflow the thread's stack.
 template <class Node, class F>
 void visit_leaves(const Node* n, F&& fn) {
-  if (left_of(n) == nullptr) {
-    fn(n);
-    return;
+  std::vector<const Node*> pending{n};
+  while (!pending.empty()) {
+    const Node* m = pending.back();
+    pending.pop_back();
+    if (left_of(m) == nullptr) {
+      fn(m);
+      continue;
+    }
+    pending.push_back(right_of(m));  // after the left subtree
+    pending.push_back(left_of(m));
   }
-  visit_leaves(left_of(n), fn);
-  visit_leaves(right_of(n), fn);
 }
 
 // Single-threaded: fn(key) for every real key below n, in order.
@@ -99,12 +107,18 @@ std::string check_leaf_order(const Node* n, const Node* last) {
 }
 
 // Single-threaded: frees every node below n that create() made (all but the sentinel `keep`).
+// An explicit stack, as visit_leaves.
 template <class Node>
 void free_subtree(Node* n, const Node* keep) {
-  if (n == nullptr || n == keep) return;
-  free_subtree(n->left.load(core::mo_relaxed).get(), keep);
-  free_subtree(n->right.load(core::mo_relaxed).get(), keep);
-  core::free_node(n);
+  std::vector<Node*> pending{n};
+  while (!pending.empty()) {
+    Node* m = pending.back();
+    pending.pop_back();
+    if (m == nullptr || m == keep) continue;
+    pending.push_back(m->left.load(core::mo_relaxed).get());
+    pending.push_back(m->right.load(core::mo_relaxed).get());
+    core::free_node(m);
+  }
 }
 
 }  // namespace smr::detail::external_bst

@@ -90,8 +90,11 @@ class cr_chain {
       const mptr next = w.cur->next.load(core::mo_relaxed);
       // The mark stops a validating reader that stands on cur from going on through it (its
       // successor may be removed and freed later, while cur's link would still point there).
-      // relaxed: it publishes nothing; a reader's protect() orders its own reload of the link.
-      w.cur->next.store(mptr(next.get(), true), core::mo_relaxed);
+      // release: a plain store ends the release sequence of the store that linked the successor,
+      // and a reader of the simple walk (which ignores marks) that reads this value goes on to
+      // the successor's key; we read that link (under the lock) after it was made, so our release
+      // carries its initialisation to the reader's acquire.
+      w.cur->next.store(mptr(next.get(), true), core::mo_release);
       detail::chaos_point();
       // release: a reader that acquires the new link sees the successor's initialisation (it
       // happened before our lock; the reader holds none).

@@ -124,11 +124,11 @@ class ms_queue {
       mptr expected(s.head);
       // release: readers that acquire head_ reach next and must see it built (we acquired it).
       if (head_.compare_exchange_strong(expected, mptr(s.next), core::mo_release)) {
+        // The old sentinel first: a move that throws must not leak it.
+        g.retire(s.head);
         // next is the new sentinel: only we read its value. It is protected (head was still hd
         // at our CAS, so next had not been dequeued, let alone retired).
-        std::optional<T> value(std::move(s.next->value));
-        g.retire(s.head);
-        return value;
+        return std::optional<T>(std::move(s.next->value));
       }
     }
   }

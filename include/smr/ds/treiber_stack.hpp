@@ -73,7 +73,13 @@ class treiber_stack {
       detail::chaos_point();
       // acquire on success is not needed: we already read top's contents under protection.
       if (top_.compare_exchange_strong(expected, next, core::mo_relaxed)) {
-        T value = top->value;
+        std::optional<T> value;
+        try {
+          value.emplace(std::move(top->value));  // only the winner of the CAS touches it
+        } catch (...) {
+          g.retire(top);  // a move that throws must not leak the unlinked node
+          throw;
+        }
         g.retire(top);
         return value;
       }
