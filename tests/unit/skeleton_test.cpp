@@ -503,6 +503,45 @@ TEST_F(Misuse, BeginOpInsideAReadPhaseInCheckedMode) {
       "smr: misuse: begin_op\\(\\) inside a read phase");
 }
 
+// Every build: a signal for the handle's owner would jump into this thread's stack.
+TEST_F(Misuse, NbrReadPhaseOnAnotherThreadsHandle) {
+  EXPECT_DEATH(
+      {
+        smr::nbr domain;
+        auto h = domain.attach();
+        std::thread([&] {
+          // Inside an operation of the owner's handle without its owner-check (a release build
+          // checks the owner at begin_op only in checked mode).
+          auto g = h.begin_op();
+          g.read_phase([] {});
+        }).join();
+      },
+      "smr: misuse: (nbr: a read phase on a handle of another thread|a handle was used by a thread other)");
+}
+
+TEST_F(Misuse, NbrCreateInsideAReadPhase) {
+  EXPECT_DEATH(
+      {
+        smr::nbr domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        g.read_phase([&] { (void)g.template create<probe<smr::nbr>>(nullptr); });
+      },
+      "smr: misuse: nbr: create\\(\\) inside a read phase");
+}
+
+// Checked mode: calls outside operations that begin_op()'s check does not see.
+TEST_F(Misuse, QuiescentStateOnAnotherThreadsHandleInCheckedMode) {
+  EXPECT_DEATH(
+      {
+        smr::core::set_poison_on_free(true);
+        smr::qsbr domain;
+        auto h = domain.attach();
+        std::thread([&] { h.quiescent_state(); }).join();
+      },
+      "smr: misuse: qsbr: quiescent_state\\(\\) on a handle of another thread");
+}
+
 TEST_F(Misuse, SlotOutlivingItsOperationInCheckedBuilds) {
   if constexpr (!smr::detail::checked_build) {
     GTEST_SKIP() << "compiled in only in checked builds (skeleton_checked_test)";

@@ -508,6 +508,11 @@ class basic_domain<Rule, FreePolicy>::handle
 
   template <class T, class... Args>
   T* create_node(Args&&... args) {
+    // NBR: an allocation inside a read phase could be jumped out of (the allocator's lock held)
+    // or leak on the restart. One bool test, every build.
+    if constexpr (requires { this->in_read_phase(); }) {
+      if (this->in_read_phase()) detail::misuse("nbr: create() inside a read phase (allocate in the write phase)");
+    }
     if constexpr (rule_allocates()) {
       return state::template create<T>(std::forward<Args>(args)...);
     } else {

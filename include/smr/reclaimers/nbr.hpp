@@ -288,7 +288,8 @@ struct nbr_rule_with : rule_defaults {
       // seq_cst fence: pairs with the barrier B of a round (proof point (d)): a reclaimer
       // whose snapshots ended below our slot has its unlinks ordered before our reads.
       core::fence(core::mo_seq_cst);
-      // release: publishes `thread` (and our signal context) to signal_one's acquire.
+      // release: publishes `thread` to signal_one's acquire (our signal context is this
+      // thread's own: link_context's signal fence orders it for the handler).
       s.senders.fetch_sub(gone, core::mo_release);
     }
 
@@ -327,6 +328,10 @@ struct nbr_rule_with : rule_defaults {
                     "an NBR read phase may be restarted at any point, so its result must be "
                     "trivially destructible");
       if (!this->in_operation() || in_read_) detail::misuse("nbr: read_phase outside an operation, or nested");
+      // Every build: a read phase on another thread's handle would have that thread's signal
+      // jump into this thread's stack. One thread-id compare per read phase.
+      if (!this->owned_by_this_thread())
+        detail::misuse("nbr: a read phase on a handle of another thread (its signals would jump into this thread's stack)");
       sigjmp_buf checkpoint;
       // savemask 0: no system call per read phase; the rare restart path restores the mask.
       const bool restarted = sigsetjmp(checkpoint, 0) != 0;
@@ -451,9 +456,20 @@ struct nbr_rule_with : rule_defaults {
       reserved_count_ = 0;
     }
 
+    // A round of this domain (from retire(), reclaim_now() or a handle's destruction) inside a
+    // read phase of another NBR domain: that domain's signal could jump out of it half-way.
+    // Checked where a round begins or completes, which is rare.
+    static void refuse_inside_another_read_phase() {
+      if (nbr_detail::thread_in_read_phase())
+        detail::misuse("nbr: a round of one NBR domain inside a read phase of another (retire, reclaim_now or a handle's destruction there)");
+    }
+
     // Steps 1-2 of a round, in a write phase (or outside any operation): the bag becomes the
     // round's batch. At the cap, first waits for the oldest pending round: the garbage bound.
-    void begin_round() {
+    // noexcept (with the completion and the piggyback): a bad_alloc half-way through would leave
+    // a round pending with part of its targets, or a bag with nodes twice; it terminates instead.
+    void begin_round() noexcept {
+      refuse_inside_another_read_phase();
       if (pending_count_ == pending_cap_) {
         ++waited_rounds_;
         this->tc().stats().round_waits.add();
@@ -519,7 +535,7 @@ struct nbr_rule_with : rule_defaults {
     // complete in order: a later round's snapshot of a thread that has not moved on reads the
     // same odd value, so it waits on that thread too. Stops after `most` rounds; returns how
     // many completed.
-    std::size_t complete_acknowledged_rounds(std::size_t most) {
+    std::size_t complete_acknowledged_rounds(std::size_t most) noexcept {
       std::size_t completed = 0;
       while (pending_count_ != 0 && completed < most) {
         pending_round& r = pending_[pending_head_];
@@ -534,6 +550,7 @@ struct nbr_rule_with : rule_defaults {
           // thread's acquire load of this number (and its scan).
           this->slot().round_done.store(r.number, core::mo_release);
         }
+        refuse_inside_another_read_phase();  // once per round completed, before it frees
         pending_nodes_ -= r.batch.size();
         collect_reservations();
         free_safe(reserved_.extract_unprotected(r.batch));
@@ -615,7 +632,7 @@ struct nbr_rule_with : rule_defaults {
     }
 
     // Frees the bookmarked prefix of the bag except what is reserved (line 19).
-    void piggyback() {
+    void piggyback() noexcept {
       std::size_t i = 0;
       detail::limbo_bag prefix = bag_.extract_if([&](const core::retired_node*) { return i++ < bookmark_; });
       collect_reservations();
