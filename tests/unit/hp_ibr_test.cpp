@@ -938,6 +938,85 @@ TEST(TagIbrTpaDeathTest, RetiringANodeBuiltOutsideThePoolIsRefused) {
       "tag_ibr_tpa: retire\\(\\) of a node that create\\(\\) did not allocate from its pool");
 }
 
+// A node of one tag_ibr_tpa domain retired into another would be recycled into its pool while
+// the first domain's readers, whom the second's scan does not see, may hold it.
+TEST(TagIbrTpaDeathTest, RetiringANodeOfAnotherDomainIsRefused) {
+  using R = smr::tag_ibr_tpa;
+  EXPECT_DEATH(
+      {
+        R a;
+        R b;
+        auto ha = a.attach();
+        auto hb = b.attach();
+        tnode<R>* n = make_node<R>(ha, 1);
+        auto g = hb.begin_op();
+        g.retire(n);
+      },
+      "tag_ibr_tpa: retire\\(\\) of a node created in another domain");
+}
+
+// A constructor that value-initializes an intermediate base (`link_part()`, whose default
+// constructor is not user-provided) zero-fills it, the preserved birth included: refused at
+// the first reuse of a block.
+struct link_part : smr::tag_ibr_tpa::node_base {
+  long spare;
+};
+struct zeroing_node : link_part {
+  explicit zeroing_node(int v) : link_part(), value(v) {}
+  int value;
+};
+
+TEST(TagIbrTpaDeathTest, AConstructorThatZeroesThePreservedBirthIsRefused) {
+  using R = smr::tag_ibr_tpa;
+  if (smr::core::poison_on_free()) GTEST_SKIP() << "poison mode parks freed blocks in the pool's quarantine";
+  EXPECT_DEATH(
+      {
+        R domain(typename R::config{.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1, .amortize_scans = false});
+        auto h = domain.attach();
+        // Until a block comes back: each round frees its node before the next allocation.
+        for (int i = 0; i < 1000; ++i) {
+          {
+            auto g = h.begin_op();
+            g.retire(g.template create<zeroing_node>(i));
+          }
+          h.reclaim_now();
+        }
+      },
+      "tag_ibr_tpa: a node constructor wrote the preserved birth");
+}
+
+// The tags a TagIBR operation has read are cached per thread. An operation of another TagIBR
+// domain begun and ended inside it must leave the outer operation its era: the outer one's
+// writes then cover their targets with that era, and never read a target's header (which may
+// be freed memory by then).
+TEST(TagIbr, AnOperationInsideAnotherLeavesTheOuterOneItsEra) {
+  using R = smr::tag_ibr;
+  constexpr std::uint64_t header_garbage = std::uint64_t{1} << 50;
+  R a;
+  R b;
+  auto ha = a.attach();
+  auto hb = b.attach();
+  tnode<R>* x = make_node<R>(ha, 1);
+  const std::uint64_t birth = x->birth_era;
+  link_t<R> src;
+  link_t<R> dst;
+  src.store(x, smr::core::mo_release);
+  {
+    auto ga = ha.begin_op();
+    EXPECT_EQ(ga.slot().protect(src).get(), x);
+    { auto gb = hb.begin_op(); }
+    x->birth_era = header_garbage;  // what a read of the header would find
+    dst.store(x, smr::core::mo_release);
+    x->birth_era = birth;
+    const std::uint64_t tag = dst.born_before(smr::core::mo_relaxed);
+    EXPECT_NE(tag, header_garbage) << "the outer operation's write read the target's header";
+    EXPECT_GE(tag, birth);
+  }
+  src.store(nullptr, smr::core::mo_release);
+  dst.store(nullptr, smr::core::mo_release);
+  retire_node<R>(ha, x);
+}
+
 // Readers protect and read nodes that writers keep replacing and retiring with a scan at every
 // retirement (and, for IBR, an era advance at every allocation, so protect() keeps retrying).
 // ASan reports any read of a freed node; the id check catches a recycled one.

@@ -16,8 +16,10 @@
 //                                                     only that order) or with it in one
 //                                                     snapshot; era() reads the global era
 //   static void returned(const void* p, bound);      protect() returns p, covered by `bound`
-//   static void entered(era), left();                 an operation begins (era: the domain's
-//                                                     era word) or ends
+//   static const void* entered(era); left(outer);    an operation begins (era: the domain's
+//                                                     era word; returns what left() restores:
+//                                                     the state of an operation this thread
+//                                                     has open on another handle) or ends
 //   static void created(const era_node* n);           this thread made n (birth stamped)
 #pragma once
 
@@ -90,7 +92,7 @@ struct interval_rule : era_rule_base {
       published_ = e;
       // No fence yet: the first protect() fences (X) before returning a node.
       fenced_ = unfenced;
-      Bound::entered(this->era_word());
+      outer_ = Bound::entered(this->era_word());
     }
 
     void on_create(era_node* n) {
@@ -104,7 +106,7 @@ struct interval_rule : era_rule_base {
       // release: our accesses to reserved nodes happen before a scanner that reads `none`.
       s.lower.store(none, core::mo_release);
       s.upper.store(none, core::mo_release);
-      Bound::left();
+      Bound::left(outer_);
     }
 
     // Fig. 5 line 46 / Fig. 6: the pointer is returned only if it was read after an upper bound
@@ -153,6 +155,7 @@ struct interval_rule : era_rule_base {
       fenced_ = published_;
     }
 
+    const void* outer_ = nullptr;  // from Bound::entered(): restored when the operation ends
     std::uint64_t published_ = 0;  // our slot's upper, as last stored by an operation
     std::uint64_t fenced_ = unfenced;  // our published upper bound, once fenced
     std::uint64_t seen_era_ = 0;
@@ -162,8 +165,8 @@ struct interval_rule : era_rule_base {
 // The hooks of a bound that keeps nothing per thread (ibr_2ge's, tag_ibr_tpa's).
 struct no_bound_hooks {
   static void returned(const void*, std::uint64_t) {}
-  static void entered(const core::atomic<std::uint64_t>&) {}
-  static void left() {}
+  static const void* entered(const core::atomic<std::uint64_t>&) { return nullptr; }
+  static void left(const void*) {}
   static void created(const era_node*) {}
 };
 

@@ -8,7 +8,9 @@
 // The node header (tpa_node) adds two words to era_node that outlive each node in its block:
 //   - preserved_birth: the node's birth era, read by protect() with an atomic load. A node
 //     built in the pool never writes it in its constructor (nor does value-initialization,
-//     which create() does in two steps that leave it alone), so across reuses of one block it
+//     which create() does in two steps that leave it alone; a node constructor that
+//     value-initializes an intermediate base with `Base()` would zero it, and create() refuses
+//     the node type at the first reuse of a block), so across reuses of one block it
 //     only grows (each node's birth is read from the era after the previous one in the block
 //     was freed), which is what tag_ibr.hpp's argument needs. A node built anywhere else (a
 //     structure's member sentinels) writes 0, "born before every era";
@@ -48,7 +50,7 @@ namespace smr {
 namespace detail {
 class tpa_pool;
 // Set while a pool builds a node in a reused block, so that tpa_node's constructor leaves the
-// preserved words alone. One flag per thread: a node's constructor does not build other nodes.
+// preserved words alone; the first tpa_node constructor that runs clears it (init()).
 inline thread_local bool tpa_building_in_pool = false;
 }  // namespace detail
 
@@ -70,11 +72,15 @@ struct tpa_node : era_node {
 
  private:
   friend class detail::tpa_pool;
+  // The pool's node consumes the flag (its tpa_node is its first subobject built): a node its
+  // constructor builds meanwhile (a member, a `new`) is built elsewhere and initialises its words.
   void init() {
-    if (!detail::tpa_building_in_pool) {
-      std::atomic_ref<std::uint64_t>(preserved_birth_).store(0, std::memory_order_relaxed);
-      link_.owner = nullptr;
+    if (detail::tpa_building_in_pool) {
+      detail::tpa_building_in_pool = false;
+      return;
     }
+    std::atomic_ref<std::uint64_t>(preserved_birth_).store(0, std::memory_order_relaxed);
+    link_.owner = nullptr;
   }
   // No initializers: a node built in the pool must not write them (see the file comment).
   mutable std::uint64_t preserved_birth_;

@@ -115,6 +115,10 @@ class pools_by_type {
     throw std::length_error(std::string(owner) + ": a domain serves at most " + std::to_string(N) + " node types");
   }
 
+  // Whether p is this table's pool number i (a node of another domain names another table).
+  // acquire: as in get().
+  bool holds(std::size_t i, const Pool* p) const { return i < N && pools_[i].load(core::mo_acquire) == p; }
+
   // Every pool built so far (single-threaded use: a teardown).
   template <class F>
   void for_each(F&& f) {

@@ -56,9 +56,10 @@
 // with structures that write pointers they neither read through protect() in the same
 // operation nor allocated (the Treiber stack's push, the Michael-Scott queue's tail swing:
 // ds_requirements::writes_unprotected_pointers), whose targets may already be freed when their
-// header is read. Links are twice the size of a pointer. One TagIBR operation at a time per
-// thread (the cache of read tags is per thread; nested operations of another TagIBR domain
-// would clear it). tag_ibr_tpa: the memory of its nodes goes back to the system only when the
+// header is read. Links are twice the size of a pointer. One TagIBR operation per thread at a
+// time is fastest: the cache of read tags is per thread, and an operation begun
+// inside another (another handle, or another TagIBR domain) leaves the outer one its era but
+// not its cached tags. tag_ibr_tpa: the memory of its nodes goes back to the system only when the
 // domain is destroyed (a domain that once held a million nodes keeps their blocks); a node type
 // whose tpa_node header does not start the object (another base before it) is refused when its
 // first node is made; and a class operator new of a node type is not honoured (refused at
@@ -141,9 +142,14 @@ class read_tags {
     return false;
   }
   const core::atomic<std::uint64_t>* era() const { return era_; }
-  // The entries stay (the next operation clears them): outside an operation only this thread's
-  // unpublished nodes are written, and a node's creation notes it anew.
-  void left() { era_ = nullptr; }
+  // outer: null, or the era of an operation this thread still has open on another handle.
+  // Null: the entries stay (the next operation clears them): outside an operation only this
+  // thread's unpublished nodes are written, and a node's creation notes it anew. Otherwise the
+  // outer operation goes on with no entries (this operation's are not its reads) and its era.
+  void left(const core::atomic<std::uint64_t>* outer) {
+    if (outer != nullptr) clear(outer);
+    else era_ = nullptr;
+  }
 
  private:
   static constexpr unsigned size = 8;
@@ -301,8 +307,18 @@ struct read_tag_hooks {
   static void returned(const void* p, std::uint64_t tag) {
     if (p != nullptr) this_thread_read_tags().note(p, tag);
   }
-  static void entered(const core::atomic<std::uint64_t>& era) { this_thread_read_tags().clear(&era); }
-  static void left() { this_thread_read_tags().left(); }
+  // An operation of another handle (of this domain or another TagIBR domain) still open on this
+  // thread gets its era back when this one ends, with the cache cleared: its later writes then
+  // cover their targets with the era read then, never with a target's header.
+  static const void* entered(const core::atomic<std::uint64_t>& era) {
+    read_tags& tags = this_thread_read_tags();
+    const void* outer = tags.era();
+    tags.clear(&era);
+    return outer;
+  }
+  static void left(const void* outer) {
+    this_thread_read_tags().left(static_cast<const core::atomic<std::uint64_t>*>(outer));
+  }
   static void created(const era_node* n) { this_thread_read_tags().note(n, n->birth_era); }
 };
 
@@ -397,6 +413,9 @@ struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
       return pools_.get(&type_key<T>, [](std::size_t i) { return new detail::tpa_pool(&type_key<T>, sizeof(T), alignof(T), static_cast<unsigned>(i)); }, name);
     }
 
+    // Whether the pool is one of this domain's (a node created in another domain is not).
+    bool owns_pool(const detail::tpa_pool& p) const { return pools_.holds(p.index(), &p); }
+
    private:
     template <class T>
     static inline const char type_key = 0;  // its address names T
@@ -418,9 +437,15 @@ struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
     // A node built elsewhere (core::construct_node, a member) would go back to the system when
     // freed, and a reader that loaded its pointer would then read its birth from freed memory:
     // refused in every build (one load of the node's header, which the retirer holds).
+    // A node of another tag_ibr_tpa domain would be recycled into its own pool while that
+    // domain's readers, which this domain's scan does not see, may hold it: refused too (one
+    // more load, of this domain's pool table).
     void retire(core::retired_node* n) {
-      if (!static_cast<const tpa_node*>(n)->in_pool())
+      const auto* node = static_cast<const tpa_node*>(n);
+      if (!node->in_pool())
         detail::misuse("tag_ibr_tpa: retire() of a node that create() did not allocate from its pool");
+      if (!this->domain().owns_pool(detail::tpa_pool::of(node)))
+        detail::misuse("tag_ibr_tpa: retire() of a node created in another domain");
       interval_base::retire(n);
     }
 
@@ -438,6 +463,7 @@ struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
       if (chain == nullptr) chain = pool.take_all();
       if (chain == nullptr) chain = pool.fresh_chain();
       tpa_node* const block = pool.pop(chain);
+      const std::uint64_t earlier_birth = block->preserved_birth();  // the block's last node's
       T* node;
       detail::tpa_building_in_pool = true;
       try {
@@ -460,6 +486,12 @@ struct tag_ibr_tpa_rule : detail::interval_rule<detail::preserved_birth_bound> {
       detail::tpa_building_in_pool = false;
       if (static_cast<tpa_node*>(node) != block)
         detail::misuse("tag_ibr_tpa: a node type whose tpa_node header does not start the object (a base class before it)");
+      // A constructor that value-initializes a base between tpa_node and T (`Base()` in its
+      // mem-initializer list, Base's default constructor not user-provided) zero-fills that
+      // base, the preserved birth included, while a reader of the block's last node may load
+      // it. Caught at the first reuse of a block (one load before, one after).
+      if (block->preserved_birth() < earlier_birth)
+        detail::misuse("tag_ibr_tpa: a node constructor wrote the preserved birth (a base value-initialized with Base(); write Base{} with a user-provided constructor, or leave it default-initialized)");
       pool.adopt(node);
       node->destroy = &recycle<T>;
       this->on_create(node);
