@@ -329,8 +329,9 @@ struct nbr_rule_with : rule_defaults {
                     "trivially destructible");
       if (!this->in_operation() || in_read_) detail::misuse("nbr: read_phase outside an operation, or nested");
       // Every build: a read phase on another thread's handle would have that thread's signal
-      // jump into this thread's stack. One thread-id compare per read phase.
-      if (!this->owned_by_this_thread())
+      // jump into this thread's stack. The address of this thread's signal state against the
+      // owner's: an address computation and a compare, no call.
+      if (owner_signals_ != &nbr_detail::tls_signals)
         detail::misuse("nbr: a read phase on a handle of another thread (its signals would jump into this thread's stack)");
       sigjmp_buf checkpoint;
       // savemask 0: no system call per read phase; the rare restart path restores the mask.
@@ -698,6 +699,7 @@ struct nbr_rule_with : rule_defaults {
     unsigned since_look_ = 0;
     unsigned reserved_count_ = 0;
     bool in_read_ = false;
+    const nbr_detail::thread_signal_state* const owner_signals_ = &nbr_detail::tls_signals;  // the attaching thread's
     bool freeing_ = false;  // inside free_safe(): deleters are running
   };
 };
