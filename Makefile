@@ -5,7 +5,7 @@ CTEST_JOBS ?= 2
 PYTEST_JOBS ?= 2
 PYTHON := .venv/bin/python
 
-.PHONY: setup build build-bench test test-asan test-tsan test-release test-python test-consumer torture bench clean
+.PHONY: setup build build-bench test test-asan test-tsan test-release test-python test-consumer test-bench-clang torture bench clean
 
 setup:
 	@scripts/setup.sh
@@ -36,6 +36,14 @@ test-release: build
 test-python: setup
 	$(PYTHON) -m pytest -q -n $(PYTEST_JOBS) tools/smrlab/tests
 
+# smrbench built with Clang, and its tests (tests/bench: every compatible pair, the refusals, the
+# record): the other presets build smrbench with GCC only. About 4 minutes of compilation and
+# half a minute of tests on two cores; part of `make torture`, not of `make test`.
+test-bench-clang: setup
+	cmake --preset bench-clang
+	cmake --build --preset bench-clang -j $(JOBS)
+	ctest --preset bench-clang -j $(CTEST_JOBS)
+
 # A tiny project consuming smr: installed (find_package, pkg-config) and as a subdirectory
 # (add_subdirectory, FetchContent: only the library target). Builds under build/consumer.
 test-consumer: setup
@@ -49,10 +57,10 @@ test: test-asan test-tsan test-release test-python test-consumer
 # The long stress run, not part of `make test`: every stress suite (ctest label `stress`) at
 # SMR_STRESS_SCALE 10 x TORTURE_SCALE with release (poison mode) and ASan, and 2 x TORTURE_SCALE
 # with TSan (the test presets run ASan and release at 4, TSan at 1), and the longest Relacy
-# context-bound searches (ctest label `torture`). Over an hour at the default scale of 8 on two
-# cores.
+# context-bound searches (ctest label `torture`), and smrbench built with Clang. Over an hour at
+# the default scale of 8 on two cores.
 TORTURE_SCALE ?= 8
-torture: build test-asan test-tsan
+torture: build test-asan test-tsan test-bench-clang
 	ctest --test-dir build/release -L torture --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 	SMR_POISON=1 SMR_STRESS_SCALE=$$((10 * $(TORTURE_SCALE))) ctest --test-dir build/release -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 SMR_STRESS_SCALE=$$((10 * $(TORTURE_SCALE))) ctest --test-dir build/asan -L stress --timeout 7200 --output-on-failure -j $(CTEST_JOBS)
