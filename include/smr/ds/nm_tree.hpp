@@ -6,7 +6,9 @@
 // sentinel keys above every real key (inf0 < inf1 < inf2) give the fixed top: root (inf2) with
 // left child S (inf1) and right child the leaf inf2; S has the leaves inf0 and inf1, and every
 // real key lives in S's left subtree. Deletion is marked on edges, two bits per child link:
-//  - flag: the edge's leaf is being deleted (set by the delete's CAS, its linearization point);
+//  - flag: the edge's leaf is being deleted (set by the CAS that makes this delete the one that
+//    owns the key; insert and contains still find a flagged leaf, as in the paper, so the
+//    delete takes effect at the cleanup CAS that unlinks the leaf, by this thread or a helper);
 //  - tag: the edge's node (the sibling of a flagged leaf) is about to move up; a tagged or
 //    flagged edge never changes again.
 // seek(key) walks from the root and records (ancestor, successor, parent, leaf): leaf is where
@@ -104,8 +106,9 @@ class nm_tree {
         if (!holds(r.leaf, key)) return false;
         detail::chaos_point();
         mptr expected(r.leaf);
-        // The flag is the linearization point. relaxed: it publishes nothing; as an RMW it
-        // extends the release sequence of the write that installed the leaf.
+        // The flag makes this delete the owner of the key (it takes effect at the cleanup CAS,
+        // header). relaxed: it publishes nothing; as an RMW it extends the release sequence of
+        // the write that installed the leaf.
         if (edge.compare_exchange_strong(expected, mptr(r.leaf, true), core::mo_relaxed)) {
           flagged = r.leaf;
           if (cleanup(g, key, r)) return true;
