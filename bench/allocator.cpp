@@ -128,13 +128,19 @@ std::string find_allocator_library(const allocator_info& a) {
   return {};
 }
 
-void select_allocator(const std::string& name, char** argv) {
+std::string check_allocator(const std::string& name) {
   const allocator_info& a = lookup(name);
-  if (a.files.empty()) return;  // system
-  const std::string path = find_allocator_library(a);
+  if (a.files.empty()) return {};  // system
+  std::string path = find_allocator_library(a);
   if (path.empty())
     throw usage_error("allocator " + name + ": " + join(a.files, " or ") + " not found in " +
                       join(allocator_search_dirs(), ":") + "; install the Debian package " + a.package);
+  return path;
+}
+
+void select_allocator(const std::string& name, char** argv) {
+  const std::string path = check_allocator(name);
+  if (path.empty()) return;  // system
   if (const char* active = std::getenv(reexec_marker); active != nullptr && name == active) return;
 
   std::string preload = path;

@@ -27,6 +27,10 @@ std::string find_allocator_library(const allocator_info& a);
 // Directories searched, for messages and --list.
 std::vector<std::string> allocator_search_dirs();
 
+// The library of allocator `name` ("" for system); usage_error on an unknown name or a missing
+// library. Changes nothing.
+std::string check_allocator(const std::string& name);
+
 // Checks the request (usage_error on an unknown name or missing library). If the process is not
 // yet running under the allocator, re-executes itself and does not return.
 void select_allocator(const std::string& name, char** argv);

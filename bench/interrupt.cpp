@@ -14,7 +14,7 @@ namespace {
 // The handler may only make async-signal-safe calls and touch lock-free atomics (a lock-based
 // atomic could deadlock against the thread it interrupted), so it reads fixed arrays guarded by
 // lock-free flags and never allocates.
-constexpr int max_temporaries = 16;
+constexpr int max_temporaries = max_pending_outputs;
 struct temporary_slot {
   std::atomic<bool> used{false};
   char path[PATH_MAX];

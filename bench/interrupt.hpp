@@ -22,6 +22,10 @@ int interrupt_signal();
 // "SIGINT", "SIGTERM", "SIGHUP" or "signal N".
 std::string signal_name(int sig);
 
+// Result files a run may hold uncommitted at once: --json and one --timeline per trial (options.cpp
+// limits --trials with --timeline to fit).
+inline constexpr int max_pending_outputs = 128;
+
 // Temporary files the second signal removes. remember_temporary returns a slot for
 // forget_temporary (-1 if the table is full or the path too long: it is then not removed).
 // Main thread only.

@@ -8,6 +8,7 @@
 // Exit status: 0 ok, 1 a trial failed validation, 2 bad input, 3 a run-time failure.
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,8 +81,28 @@ void report_interruption(const options& o, int sig, unsigned completed, bool sto
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
-// The checks that need the registry: names, compatibility, tunables, workload and prefill
-// against the kind of structure.
+// --json and a trial's --timeline must not name the same file (one would replace the other).
+// Two names for one device, such as /dev/null, are fine.
+void check_distinct_outputs(const options& o) {
+  if (o.json_path.empty() || o.json_path == "-" || o.timeline_path.empty()) return;
+  namespace fs = std::filesystem;
+  auto identity = [](const std::string& path) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    return ec ? fs::path(path) : p;
+  };
+  std::error_code ec;
+  if (fs::is_character_file(o.json_path, ec) || fs::is_fifo(o.json_path, ec)) return;
+  const fs::path json = identity(o.json_path);
+  for (unsigned t = 1; t <= o.trials; ++t) {
+    const std::string timeline = timeline_path_for(o.timeline_path, t, o.trials);
+    if (identity(timeline) == json)
+      throw usage_error("--json " + o.json_path + " and --timeline " + o.timeline_path + " name the same file (" +
+                        timeline + (o.trials > 1 ? ", trial " + std::to_string(t) : "") +
+                        "): give them different names");
+  }
+}
+
 // A trial whose pool overflowed in the prefill did not run with the memory asked for; one whose
 // pool is missing blocks after teardown leaked nodes (a data structure or reclaimer bug).
 void check_pool(const node_pool::counters& c, const options& o, trial_result& r) {
@@ -98,6 +119,15 @@ void check_pool(const node_pool::counters& c, const options& o, trial_result& r)
          " blocks missing after teardown: nodes leaked");
 }
 
+// Output paths are proven writable before any trial runs (--json's by opening it).
+void check_output_paths(const options& o) {
+  check_distinct_outputs(o);
+  if (o.timeline_path.empty()) return;
+  for (unsigned t = 1; t <= o.trials; ++t) output_file::check(timeline_path_for(o.timeline_path, t, o.trials), "--timeline");
+}
+
+// The checks that need the registry: names, compatibility, tunables, workload and prefill
+// against the kind of structure.
 trial_fn resolve(const options& o) {
   const registry& reg = registry::instance();
   const ds_entry& ds = reg.data_structure(o.ds);
@@ -132,15 +162,18 @@ int run(int argc, char** argv) {
   if (o.list) return run_list(o);
 
   const trial_fn run_trial = resolve(o);
+  if (o.check) {
+    (void)check_allocator(o.allocator);
+    check_output_paths(o);
+    if (!o.json_path.empty()) output_file::check(o.json_path, "--json");
+    return 0;
+  }
   select_allocator(o.allocator, argv);  // may re-execute under LD_PRELOAD
   const std::string allocator_version = verify_allocator(o.allocator);
 
   // From here on a signal stops the run gracefully; the output files exist from here on too.
   install_interrupt_handlers();
-  // Output paths are proven writable before any trial runs.
-  if (!o.timeline_path.empty()) {
-    for (unsigned t = 1; t <= o.trials; ++t) output_file::check(timeline_path_for(o.timeline_path, t, o.trials), "--timeline");
-  }
+  check_output_paths(o);
   std::optional<output_file> json_file;
   if (!o.json_path.empty()) open_before_running(json_file, o.json_path, "--json");
 
@@ -156,6 +189,9 @@ int run(int argc, char** argv) {
            allocator_version);
   print_table_header(table);
   std::vector<trial_result> results;
+  // The timelines appear with the records that name them, at the end of the run: a run that
+  // fails half-way leaves every target as it was.
+  std::vector<std::unique_ptr<output_file>> timeline_files;
   bool all_valid = true;
   bool stopped_mid_trial = false;
   for (unsigned t = 1; t <= o.trials && interrupt_signal() == 0; ++t) {
@@ -192,9 +228,9 @@ int run(int argc, char** argv) {
     if (tl) {
       counts = count_events(*tl);
       timeline_file = timeline_path_for(o.timeline_path, t, o.trials);
-      output_file f(timeline_file, "--timeline");
-      f.write(format_timeline(*tl, trial_config(o, r.params, t)));
-      f.commit();
+      auto& f = timeline_files.emplace_back(std::make_unique<output_file>(timeline_file, "--timeline"));
+      f->write(format_timeline(*tl, trial_config(o, r.params, t)));
+      f->finish();  // renamed into place with the records, at the end
     }
     if (!r.valid) {
       all_valid = false;
@@ -206,8 +242,11 @@ int run(int argc, char** argv) {
   }
   print_summary(table, results);
   const auto completed = static_cast<unsigned>(results.size());
-  // An interrupted run that completed nothing leaves the target as it was.
-  if (json_file && completed > 0) json_file->commit();
+  // An interrupted run that completed nothing leaves the targets as they were.
+  if (completed > 0) {
+    for (auto& f : timeline_files) f->commit();
+    if (json_file) json_file->commit();
+  }
   if (const int sig = interrupt_signal(); sig != 0) {
     report_interruption(o, sig, completed, stopped_mid_trial);
     return 128 + sig;

@@ -8,6 +8,8 @@
 #include <map>
 #include <thread>
 
+#include "interrupt.hpp"
+
 namespace smrbench {
 
 const char* pin_policy_name(pin_policy p) {
@@ -27,9 +29,11 @@ template <class T>
 T parse_unsigned(const std::string& opt, const std::string& v, T lo, T hi) {
   std::uint64_t x = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc() || p != v.data() + v.size() || v.empty())
+  // On overflow from_chars still consumes every digit: the value is then out of range, not malformed.
+  const bool overflow = ec == std::errc::result_out_of_range;
+  if (v.empty() || p != v.data() + v.size() || (ec != std::errc() && !overflow))
     throw usage_error("bad " + opt + " '" + v + "': expected a non-negative integer");
-  if (x < lo || x > hi)
+  if (overflow || x < lo || x > hi)
     throw usage_error("bad " + opt + " '" + v + "': must be between " + std::to_string(lo) +
                       " and " + std::to_string(hi));
   return static_cast<T>(x);
@@ -91,6 +95,8 @@ throughput, latency, memory and reclamation metrics; validates the structure aft
   --timeline-capacity N  timeline events kept per thread (default 100000)
   --poison               poison and quarantine freed nodes (use-after-free detector)
   --list                 list data structures, reclaimers, allocators, compatible pairs
+  --check                check every input as for a run, then exit (0: the run would start;
+                         2: the refusal); runs nothing, writes nothing
   --quiet                no progress on stderr
   --version              print the version and the commit it was built from
   --help                 this text
@@ -147,7 +153,7 @@ options parse_options(int argc, char** argv) {
        }},
       {"--prefill",
        [&](const std::string& v) {
-         o.prefill = parse_unsigned<std::uint64_t>("--prefill", v, 0, std::uint64_t{1} << 40);
+         o.prefill = parse_unsigned<std::uint64_t>("--prefill", v, 0, max_prefill);
        }},
       {"--pin",
        [&](const std::string& v) {
@@ -180,7 +186,7 @@ options parse_options(int argc, char** argv) {
        [&](const std::string& v) { o.stall_ms = parse_positive_seconds("--stall-ms", v, 3.6e6); }},
       {"--quiescent-every",
        [&](const std::string& v) {
-         parse_unsigned<std::uint64_t>("--quiescent-every", v, 1, std::uint64_t{1} << 32);
+         parse_unsigned<std::uint32_t>("--quiescent-every", v, 1, ~std::uint32_t{0});  // the tunable is 32-bit
          o.params.emplace_back("quiescent_every", v);
        }},
       {"--param",
@@ -209,6 +215,7 @@ options parse_options(int argc, char** argv) {
   };
   std::map<std::string, std::function<void()>> flags = {
       {"--list", [&] { o.list = true; }},
+      {"--check", [&] { o.check = true; }},
       {"--poison", [&] { o.poison = true; }},
       {"--quiet", [&] { o.quiet = true; }},
       {"--help", [&] { o.help = true; }},
@@ -244,6 +251,7 @@ options parse_options(int argc, char** argv) {
 }
 
 void check_options(options& o) {
+  if (o.check && o.list) throw usage_error("--check applies to a run, not to --list");
   if (o.help || o.version || o.list) return;
   if (o.ds.empty()) throw usage_error("missing --ds NAME (see --list)");
   if (o.reclaimer.empty()) throw usage_error("missing --reclaimer NAME (see --list)");
@@ -264,9 +272,16 @@ void check_options(options& o) {
     throw usage_error("--readers " + std::to_string(o.readers) + " leaves no writer: it must be below --threads " +
                       std::to_string(o.threads) + " (the others run --workload)");
   if (o.reader_workload_given && o.readers == 0) throw usage_error("--reader-workload needs --readers N");
+  if (!o.timeline_path.empty() && o.trials >= static_cast<unsigned>(max_pending_outputs))
+    throw usage_error("--timeline with --trials " + std::to_string(o.trials) + ": at most " +
+                      std::to_string(max_pending_outputs - 1) +
+                      " trials, whose timelines are kept back until the run ends; run the rest separately");
   if (o.timeline_capacity_given && o.timeline_path.empty())
     throw usage_error("--timeline-capacity needs --timeline FILE");
   if (o.pool_wait_given && !o.node_pool) throw usage_error("--pool-wait needs --node-pool N");
+  if (!o.prefill && o.key_range / 2 > max_prefill)
+    throw usage_error("--key-range " + std::to_string(o.key_range) + ": the default prefill, half of it, exceeds " +
+                      std::to_string(max_prefill) + " elements; give --prefill N");
   if (!o.prefill) o.prefill = o.key_range / 2;
 }
 

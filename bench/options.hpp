@@ -25,6 +25,7 @@ const char* pin_policy_name(pin_policy p);
 const char* stall_mode_name(stall_mode m);
 
 inline constexpr unsigned max_threads = 4096;
+inline constexpr std::uint64_t max_prefill = std::uint64_t{1} << 40;  // elements
 
 // The shortest --duration. The memory monitor samples RSS and the unreclaimed count every
 // duration/200, at least every 1 ms and at most every 10 ms, so 10 ms gives it 10 samples, the
@@ -64,6 +65,7 @@ struct options {
   bool timeline_capacity_given = false;
   bool poison = false;
   bool list = false;
+  bool check = false;  // check every input as for a run, then exit: nothing runs, nothing is written
   bool quiet = false;
   bool help = false;
   bool version = false;

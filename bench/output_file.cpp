@@ -181,21 +181,22 @@ void output_file::write(std::string_view data) {
   }
 }
 
-void output_file::commit() {
+void output_file::finish() {
   if (fd_ < 0) throw output_error("writing " + what_ + " output '" + path_ + "': already closed");
-  if (temp_.empty()) {  // written through
-    if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) {
-      fd_ = -1;
-      fail(std::strerror(errno));
-    }
-    fd_ = -1;
-    return;
-  }
-  // fsync before rename: after a crash the name points to the whole content, not to nothing.
-  if (::fsync(fd_) != 0) fail(std::strerror(errno));
   const int fd = fd_;
   fd_ = -1;
+  if (fd == STDOUT_FILENO) return;
+  // fsync before the rename in commit(): after a crash the name points to the whole content.
+  if (!temp_.empty() && ::fsync(fd) != 0) {
+    ::close(fd);
+    fail(std::strerror(errno));
+  }
   if (::close(fd) != 0) fail(std::strerror(errno));
+}
+
+void output_file::commit() {
+  if (fd_ >= 0) finish();
+  if (temp_.empty()) return;  // written through, or already committed
   if (::rename(temp_.c_str(), target_.c_str()) != 0) fail(std::strerror(errno));
   temp_.clear();
   forget_temporary(temp_slot_);

@@ -38,7 +38,10 @@ class output_file {
 
   // Throw output_error; after a failure the temporary is already gone.
   void write(std::string_view data);
-  void commit();
+  // Closes the file, all written; a replacement's temporary stays until commit() renames it
+  // (or the destructor removes it): results that must appear together are committed together.
+  void finish();
+  void commit();  // finish() first if not done
 
   const std::string& path() const { return path_; }
   bool atomic() const { return !temp_.empty(); }

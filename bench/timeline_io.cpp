@@ -1,5 +1,7 @@
 #include "timeline_io.hpp"
 
+#include <sys/stat.h>
+
 #include <charconv>
 
 namespace smrbench {
@@ -10,6 +12,13 @@ void append_number(std::string& out, std::uint64_t v) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, end);
+}
+
+// A character device (/dev/null) or a FIFO takes every trial's timeline in turn: a numbered name
+// beside it would be a regular file in /dev.
+bool writes_through(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
 }  // namespace
@@ -45,7 +54,7 @@ std::string format_timeline(const smr::core::timeline& tl, const nlohmann::json&
 }
 
 std::string timeline_path_for(const std::string& path, unsigned trial, unsigned trials) {
-  if (trials <= 1) return path;
+  if (trials <= 1 || writes_through(path)) return path;
   const auto slash = path.rfind('/');
   const auto dot = path.rfind('.');
   const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);

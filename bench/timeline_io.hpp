@@ -27,7 +27,8 @@ timeline_counts count_events(const smr::core::timeline& tl);
 std::string format_timeline(const smr::core::timeline& tl, const nlohmann::json& config);
 
 // The file for trial `trial` of `trials`: the path itself for a single trial, else the trial
-// number before the extension (timeline.csv -> timeline.2.csv).
+// number before the extension (timeline.csv -> timeline.2.csv); a character device or a FIFO
+// (e.g. /dev/null) is written through for every trial, by its own name.
 std::string timeline_path_for(const std::string& path, unsigned trial, unsigned trials);
 
 }  // namespace smrbench

@@ -304,3 +304,58 @@ def test_external_baselines_are_marked_and_unbuilt_ones_say_what_to_install(outd
     name, package = next(iter(unbuilt.items()))
     ds = d["data_structures"][0]
     expect_refusal(outdir, ["--ds", ds, "--reclaimer", name], f"install {package}")
+
+
+@pytest.mark.parametrize("option,value,fragment", [
+    ("--seed", "18446744073709551616", "must be between 0 and 18446744073709551615"),
+    ("--threads", "1" + "0" * 30, "must be between 1 and 4096"),
+    ("--quiescent-every", "4294967296", "must be between 1 and 4294967295"),
+])
+def test_a_number_too_large_names_the_limit(outdir, option, value, fragment):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), option, value], fragment)
+
+
+def test_a_repeated_option_takes_its_last_value(outdir):
+    # As in most command-line tools (a script's defaults, then the caller's); --param alone
+    # refuses a repeated name (test_param_given_twice).
+    ds, rec = first_pair_of_kind("set")
+    out = outdir / "r.json"
+    r = run([*short_args(ds, rec), "--seed", "1", "--seed", "7", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert read_records(out)[0]["config"]["seed"] == 7
+
+
+def test_a_default_prefill_beyond_the_limit_is_refused(outdir):
+    ds, rec = first_pair_of_kind("set")
+    args = [a for a in short_args(ds, rec)]
+    args[args.index("--key-range") + 1] = str(2 ** 62)
+    expect_refusal(outdir, args, "the default prefill, half of it, exceeds 1099511627776 elements; give --prefill N")
+
+
+@pytest.mark.parametrize("trials", [1, 3])
+def test_json_and_timeline_naming_the_same_file_are_refused(outdir, trials):
+    ds, rec = listing()["compatible"][0]
+    same = outdir / ("t.2.csv" if trials == 3 else "r.out")
+    timeline = outdir / ("t.csv" if trials == 3 else "r.out")
+    r = run([*short_args(ds, rec), "--trials", str(trials), "--json", str(same), "--timeline", str(timeline)])
+    assert r.returncode == 2, r.stderr
+    assert "name the same file" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert os.listdir(outdir) == []
+
+
+def test_too_many_trials_with_a_timeline_are_refused(outdir):
+    ds, rec = listing()["compatible"][0]
+    expect_refusal(outdir, [*short_args(ds, rec), "--trials", "200", "--timeline", str(outdir / "t.csv")],
+                   "at most 127 trials")
+
+
+def test_check_runs_every_check_and_nothing_else(outdir):
+    ds, rec = listing()["compatible"][0]
+    ok = run([*short_args(ds, rec), "--check", "--json", str(outdir / "r.json"), "--timeline", str(outdir / "t.csv")])
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "", "")
+    assert os.listdir(outdir) == []
+    refused = run([*short_args(ds, rec), "--check", "--param", "no_such_tunable=1"])
+    assert refused.returncode == 2 and "unknown --param 'no_such_tunable'" in refused.stderr
+    below = run([*short_args(ds, rec), "--check", "--allocator", "no_such_allocator"])
+    assert below.returncode == 2 and "no_such_allocator" in below.stderr

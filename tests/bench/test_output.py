@@ -146,3 +146,27 @@ def test_list_json_through_a_symbolic_link(outdir):
     (outdir / "link.json").symlink_to("list.json")
     assert run(["--list", "--json", str(outdir / "link.json")]).returncode == 0
     assert json.loads((outdir / "list.json").read_text()) == listing()
+
+
+def test_a_run_that_fails_half_way_leaves_no_timeline(outdir):
+    # The timelines appear with the records that name them: the write error of the first
+    # record (/dev/full) ends the run before either is committed.
+    timeline = outdir / "t.csv"
+    r = run([*short_args(*pair()), "--trials", "2", "--json", "/dev/full", "--timeline", str(timeline)])
+    assert r.returncode == 3, r.stderr
+    assert os.listdir(outdir) == []
+
+
+def test_a_timeline_to_dev_null_takes_every_trial():
+    # A numbered name beside a device would be a regular file in /dev.
+    r = run([*short_args(*pair()), "--trials", "2", "--timeline", "/dev/null", "--json", "-"])
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [rec["timeline_file"] for rec in records] == ["/dev/null", "/dev/null"]
+    assert not os.path.exists("/dev/null.1")
+
+
+def test_timelines_of_several_trials_appear_with_their_records(outdir):
+    r = run([*short_args(*pair()), "--trials", "2", "--json", str(outdir / "r.json"), "--timeline", str(outdir / "t.csv")])
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(outdir)) == ["r.json", "t.1.csv", "t.2.csv"]

@@ -46,8 +46,9 @@ def test_signal_after_a_trial_keeps_its_record(outdir, sig):
     out, timeline = outdir / "r.json", outdir / "t.csv"
     args = [*short_args(*pair()), "--duration", "2", "--trials", "3", "--json", str(out), "--timeline", str(timeline)]
     proc = start(args)
-    # Trial 1's timeline is written just before its record: from then on trial 2 runs for 2 s.
-    wait_until(lambda: (outdir / "t.1.csv").exists())
+    # Trial 1's timeline is written (to its temporary, renamed with the records at the end) just
+    # before its record: from then on trial 2 runs for 2 s.
+    wait_until(lambda: any(name.startswith(".t.1.csv.smrbench-") for name in os.listdir(outdir)))
     time.sleep(0.2)
     proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=60)
