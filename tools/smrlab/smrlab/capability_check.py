@@ -6,12 +6,14 @@ data structure or reclaimer that no cell of the grid can run (every pairing is i
 Notes (the cell is skipped, said once with the reason): an incompatible pair or a workload the
 structure cannot run (a search share, or readers, which only search, on a stack or queue) inside
 a grid that otherwise uses both names, and an allocator smrbench knows but whose library is not
-installed on this machine. (A cell whose readers are not below its threads is refused by
+installed on this machine. A reclaimer's tunables are also checked by `smrbench --check` for each
+data structure they run on (ranges, and what the structure needs). (A cell whose readers are not below its threads is refused by
 experiment.py, with or without smrbench's list.)
 """
 
 from dataclasses import dataclass, field
 
+from smrlab import smrbench
 from smrlab.axes import shown
 
 
@@ -48,11 +50,24 @@ def check(cells: list, caps, origin: str) -> Checked:
         listed = list(dict.fromkeys(pairs))
         more = f", … ({len(listed) - 8} more)" if len(listed) > 8 else ""
         out.notes.append(f"skipping {', '.join(listed[:8])}{more}: {why}")
+    if not out.problems:
+        _tunable_refusals(out, origin, caps)
     if dropped and not out.cells and not skips:
         out.problems.append(f"{origin}: grid: no allocator of the grid is installed on this "
                             f"machine ({', '.join(dropped)})")
     _dead_names(out, skips, origin)
     return out
+
+
+def _tunable_refusals(out: Checked, origin: str, caps):
+    """A tunable's range and its fit to a data structure (e.g. too few hazard pointers for a
+    list) are known to smrbench only: it checks each pair with tunables once, without running."""
+    for ds, variant in dict.fromkeys((c[0], c[1]) for c in out.cells if c[1].params):
+        args = ["--ds", ds, "--reclaimer", variant.name]
+        for name, value in variant.params:
+            args += ["--param", f"{name}={value}"]
+        if why := smrbench.refusal(caps, args):
+            out.problems.append(f"{origin}: grid: reclaimer '{variant.shown}' on {ds}: {why}")
 
 
 def _pair(cell) -> str:

@@ -109,8 +109,8 @@ def parser() -> argparse.ArgumentParser:
                      help=f"name in tools/smrlab/experiments/ or a .toml path (default {DEFAULT})")
     run.add_argument("--quick", action="store_true",
                      help="smoke check: one short trial, threads <= 2, separate results dir")
-    run.add_argument("--out", help="results directory (default results/EXPERIMENT[-quick])")
-    run.add_argument("--smrbench", help="smrbench binary (default $SMRBENCH, then "
+    run.add_argument("--out", type=_path, help="results directory (default results/EXPERIMENT[-quick])")
+    run.add_argument("--smrbench", type=_path, help="smrbench binary (default $SMRBENCH, then "
                                         "build/release/bench/smrbench)")
     run.add_argument("--allow-mixed", action="store_true",
                      help="accept results from another build or machine in the same store")
@@ -126,9 +126,16 @@ def parser() -> argparse.ArgumentParser:
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("target", metavar="EXPERIMENT|RESULTS_DIR", nargs="?", default=DEFAULT)
         cmd.add_argument("--quick", action="store_true", help="the results of a --quick run")
-        cmd.add_argument("--out", help="results directory, if not the default")
+        cmd.add_argument("--out", type=_path, help="results directory, if not the default")
         cmd.set_defaults(func=func)
     return p
+
+
+def _path(text: str) -> str:
+    # An empty value would otherwise fall back to the default without a word.
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path: give one, or leave the option out for the default")
+    return text
 
 
 def _stop(signum, frame):

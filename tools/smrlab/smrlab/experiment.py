@@ -180,7 +180,7 @@ class Experiment:
             cells.extend(itertools.product(*(self._resolve(axis, axes[axis], caps) for axis in AXES)))
         # Without a pool the wait mode means nothing: one cell, not one per mode.
         cells = list(dict.fromkeys(_without_pool_wait(c) for c in cells))
-        problems = self._reader_problems(cells)
+        problems = self._reader_problems(cells) + self._thread_limit_problems(cells)
         if caps is not None:
             checked = capability_check.check(cells, caps, self.origin)
             problems += checked.problems
@@ -215,6 +215,15 @@ class Experiment:
                             f"whose readers are not below their threads (pair readers with thread "
                             f"counts in [[grid.case]] tables)")
         return problems
+
+    def _thread_limit_problems(self, cells: list) -> list:
+        """smrbench runs at most MAX_THREADS threads, the stalled ones included."""
+        threads, stall = AXES.index("threads"), AXES.index("stall")
+        bad = [c for c in cells if c[threads] + c[stall] > MAX_THREADS]
+        if not bad:
+            return []
+        return [f"{self.origin}: grid: {len(bad)} cells, e.g. '{describe_cell(bad[0])}', run more "
+                f"than {MAX_THREADS} threads (threads plus stall); smrbench refuses them"]
 
     def _resolve(self, axis: str, values, caps) -> list:
         if values != ALL:
@@ -368,7 +377,8 @@ def _params(value, table, name):
 def _workloads(value, table, name):
     def one(item, t, key):
         parts = item.split(",") if isinstance(item, str) else []
-        if len(parts) != 3 or not all(p.strip().isdigit() for p in parts) \
+        # ASCII digits only: str.isdigit() also takes superscripts, which int() refuses.
+        if len(parts) != 3 or not all(p.strip().isascii() and p.strip().isdigit() for p in parts) \
                 or sum(int(p) for p in parts) != 100:
             t.fail(f'expected "insert,delete,search" percentages summing to 100 (e.g. "50,50,0"), '
                    f"got {schema.describe(item)}", key)
@@ -376,10 +386,20 @@ def _workloads(value, table, name):
     return _unique(schema.list_of(one, '"I,D,S" workload strings')(value, table, name), table, name)
 
 
-def _ints(minimum: int, what: str):
+def _ints(minimum: int, what: str, maximum: int | None = None):
     def read(value, table, name):
-        return _unique(schema.list_of(schema.integer(minimum), what)(value, table, name), table, name)
+        return _unique(schema.list_of(schema.integer(minimum, maximum), what)(value, table, name),
+                       table, name)
     return read
+
+
+# smrbench's limits (bench/options.hpp), so that a value it would refuse is refused before any
+# trial runs: threads (workers plus stalled threads), the default prefill (half the key range),
+# the node pool.
+MAX_THREADS = 4096
+MAX_KEY_RANGE = 2 ** 41
+MAX_NODE_POOL = 2 ** 31
+MAX_DURATION_S = 1e6
 
 
 def _unique(items: list, table, name) -> list:
@@ -390,10 +410,12 @@ def _unique(items: list, table, name) -> list:
 
 AXIS_READERS = {
     "ds": _names, "reclaimer": _reclaimers, "allocator": _names,
-    "threads": _ints(1, "thread counts >= 1"), "workload": _workloads,
-    "key_range": _ints(1, "key ranges >= 1"), "stall": _ints(0, "stalled thread counts >= 0"),
-    "readers": _ints(0, "reader thread counts >= 0"),
-    "node_pool": _ints(0, "node pool sizes >= 0 (0: no pool)"),
+    "threads": _ints(1, f"thread counts 1..{MAX_THREADS}", MAX_THREADS), "workload": _workloads,
+    "key_range": _ints(1, "key ranges 1..2^41 (smrbench's default prefill, half the range, is at "
+                          "most 2^40)", MAX_KEY_RANGE),
+    "stall": _ints(0, f"stalled thread counts 0..{MAX_THREADS}", MAX_THREADS),
+    "readers": _ints(0, f"reader thread counts 0..{MAX_THREADS}", MAX_THREADS),
+    "node_pool": _ints(0, "node pool sizes 0..2^31 (0: no pool)", MAX_NODE_POOL),
     "pool_wait": lambda value, table, name: _unique(
         schema.list_of(schema.one_of(*POOL_WAITS), "pool wait modes")(value, table, name), table, name),
 }
@@ -425,6 +447,8 @@ def _read_grid(t: schema.Table) -> list:
 
 def _duration(value, table, name) -> float:
     seconds = schema.positive_number(value, table, name)
+    if seconds > MAX_DURATION_S:
+        table.fail(f"expected at most {MAX_DURATION_S:g} s (smrbench's limit), got {value!r}", name)
     if seconds < MIN_DURATION_S:
         table.fail(f"expected at least {MIN_DURATION_S} s, got {value!r}: a shorter trial "
                    f"measures mostly thread start-up and the memory monitor takes too few samples",

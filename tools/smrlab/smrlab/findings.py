@@ -159,6 +159,11 @@ def parse(t: schema.Table, values: dict) -> "Finding":
         f.high = t.get("max", limit, None)
         if f.low is None and f.high is None:
             t.fail(f"a {kind} finding needs min, max or both", "min")
+        if f.low is not None and f.high is not None:
+            lo, hi = (f.low, f.high) if kind == "ratio" else \
+                (f.low.number if f.low.tree is None else None, f.high.number if f.high.tree is None else None)
+            if lo is not None and hi is not None and lo > hi:
+                t.fail(f"min {lo:g} is above max {hi:g}: no value could hold", "min")
     if kind == "ratio":
         f.paired_suffix = t.get("paired_suffix", schema.string, "")
         if f.paired_suffix:

@@ -60,7 +60,9 @@ def load(root: Path) -> Results:
         configs = [exp.Config.from_json(c) for c in plan["configs"]]
     except (KeyError, TypeError) as e:
         raise BadInput(f"{root / PLAN} is not a smrlab plan: missing {e}") from None
-    hashes = {c.hash for c in configs}
-    entries = [e for e in store.entries() if e["config_hash"] in hashes]
+    try:
+        entries = store.planned_entries(configs, int(plan["trials"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise BadInput(f"{root / PLAN} is not a smrlab plan: bad or missing trials ({e})") from None
     return Results(root, experiment, plan, configs, entries, metrics.aggregate(configs, entries),
                    store.identities())

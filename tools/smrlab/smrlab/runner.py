@@ -40,9 +40,12 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
         plan = experiment.plan(caps, quick)
     except BadInput as e:
         problems += e.args
-    out_problem = output_dir_problem(out)
-    problems += [out_problem] if out_problem else []
     store = Store(out)
+    out_problem = output_dir_problem(out)
+    if not out_problem and store.holds_foreign_files():
+        out_problem = (f"--out {out}: a directory that holds other files and no smrlab results "
+                       f"(no {PLAN}); use a new or empty directory")
+    problems += [out_problem] if out_problem else []
     moved = None
     # Before anything is run or counted as done: trials stored by another build must not pass
     # for this one's, whether new trials would join them or the grid is already complete.
@@ -81,14 +84,13 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
         try:
             _run_jobs(experiment, jobs, plan_doc, store, binary, allow_mixed, stream)
         except Interrupted as stop:
-            done = sum(1 for e in store.entries() if e["config_hash"] in _hashes(plan.configs))
+            done = len(store.planned_entries(plan.configs, plan.trials))
             print(f"\nsmrlab: interrupted by {signal.Signals(stop.signum).name}: kept the {done} "
                   f"finished trials of {total} in {out}; any trial under way was dropped. Run "
                   f"the same command to resume.", file=stream)
             raise
 
-    hashes = _hashes(plan.configs)
-    failed = [e for e in store.entries() if e["config_hash"] in hashes and e["status"] != "ok"]
+    failed = [e for e in store.planned_entries(plan.configs, plan.trials) if e["status"] != "ok"]
     if failed:
         print(f"\n{len(failed)} of {total} trials FAILED in {out}:", file=stream)
         for e in failed[:20]:
@@ -100,15 +102,12 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
     return 0
 
 
-def _hashes(configs) -> set:
-    return {c.hash for c in configs}
-
-
 def _plan_change(store: Store, plan_doc: dict) -> tuple[str, str]:
     """(problem, note) for reusing a results directory. It holds one experiment in one mode:
     another experiment, or --quick results beside full ones, is refused. The same experiment
     with another grid or trial count replaces plan.json, and says what changed: trials of
-    configurations no longer planned stay in trials.jsonl but leave the reports."""
+    configurations no longer planned, or beyond the trial count, stay in trials.jsonl but leave
+    the reports."""
     if not store.has_plan():
         return "", ""
     try:
@@ -130,7 +129,8 @@ def _plan_change(store: Store, plan_doc: dict) -> tuple[str, str]:
     added, gone = len(configs - old_configs), len(old_configs - configs)
     return "", (f"the plan in {store.root / PLAN} changes: trials per configuration "
                 f"{old_trials} -> {plan_doc['trials']}, {added} configurations added, {gone} no "
-                f"longer planned (their stored trials are kept but left out of reports)")
+                f"longer planned (their stored trials, and any beyond the trial count, are kept but "
+                f"left out of reports)")
 
 
 def _run_jobs(experiment, jobs, plan_doc, store: Store, binary: Path, allow_mixed: bool, stream):

@@ -1,5 +1,6 @@
 """Strict reading of TOML tables: every error names the dotted key and what is accepted."""
 
+import math
 from typing import Any, Callable
 
 from smrlab.errors import BadInput
@@ -70,23 +71,30 @@ def boolean(value, table: Table, name: str) -> bool:
     return value
 
 
-def integer(minimum: int):
+def integer(minimum: int, maximum: int | None = None):
     def read(value, table: Table, name: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            table.fail(f"expected an integer >= {minimum}, got {describe(value)}", name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum \
+                or (maximum is not None and value > maximum):
+            accepted = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            table.fail(f"expected an integer {accepted}, got {describe(value)}", name)
         return value
     return read
 
 
+def _finite(value) -> bool:
+    # TOML has inf and nan; neither means anything as a duration, budget or bound.
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
 def positive_number(value, table: Table, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        table.fail(f"expected a number > 0, got {describe(value)}", name)
+    if not _finite(value) or value <= 0:
+        table.fail(f"expected a finite number > 0, got {describe(value)}", name)
     return float(value)
 
 
 def number(value, table: Table, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        table.fail(f"expected a number, got {describe(value)}", name)
+    if not _finite(value):
+        table.fail(f"expected a finite number, got {describe(value)}", name)
     return float(value)
 
 

@@ -38,6 +38,9 @@ class Capabilities:
     # The build and machine its trials will record (see identity()); None from an smrbench
     # whose --list does not say.
     identity: dict | None = None
+    # The binary, for refusal(): checks that only smrbench can make (a tunable's range, its
+    # fit to a data structure). None in tests that build a Capabilities by hand.
+    binary: str | None = None
 
     def own_reclaimers(self) -> list:
         """smr's reclaimers: what a grid's reclaimer = "all" means."""
@@ -85,10 +88,26 @@ def capabilities(smrbench: Path) -> tuple[Capabilities | None, str]:
                             _tunables(data), dict(data.get("kinds", {})),
                             frozenset(data.get("external_reclaimers", [])),
                             dict(data.get("external_unbuilt", {})),
-                            identity(data) if "env" in data else None)
+                            identity(data) if "env" in data else None, str(smrbench))
         return caps, ""
     except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
         return None, f"{type(e).__name__}: {e}"
+
+
+def refusal(caps: Capabilities, args: list) -> str:
+    """Why smrbench would refuse these arguments (its one-line message), or "": `--check` runs
+    every check of a run and nothing else. An smrbench without --check refuses nothing here."""
+    if caps.binary is None:
+        return ""
+    try:
+        done = subprocess.run([caps.binary, "--check", *args], capture_output=True, text=True,
+                              timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    message = _tail(done.stderr, 1).removeprefix("smrbench: ")
+    if done.returncode != 2 or "'--check'" in message:
+        return ""
+    return message
 
 
 def command(smrbench: Path, config, trial: int, json_path: Path, timeline_path: Path | None) -> list:

@@ -19,6 +19,8 @@ from smrlab.errors import BadInput
 from smrlab.files import write_atomically
 
 PLAN, TRIALS, TIMELINES, TMP = "plan.json", "trials.jsonl", "timelines", "tmp"
+# What every reader of an entry relies on (append() writes them all).
+ENTRY_KEYS = ("key", "config_hash", "trial", "status")
 
 
 class MixedResults(BadInput):
@@ -56,6 +58,8 @@ class Store:
                 continue
             try:        # json.loads takes bytes; a line that is not UTF-8 is a ValueError too
                 entry = json.loads(line)
+                if not all(k in entry for k in ENTRY_KEYS) or not isinstance(entry["trial"], int):
+                    raise KeyError
                 latest[entry["key"]] = entry
             except (ValueError, KeyError, TypeError):
                 raise BadInput(f"{self.trials_path}:{number}: not a results entry") from None
@@ -64,6 +68,19 @@ class Store:
                 entry["config"].setdefault("node_pool", 0)
                 entry["config"].setdefault("pool_wait", DEFAULT_POOL_WAIT)
         return list(latest.values())
+
+    def planned_entries(self, configs, trials: int) -> list[dict]:
+        """The entries of a plan: its configurations, trials 0 to trials-1. A plan that lowered
+        the trial count leaves the stored trials beyond it out, as those of dropped configs."""
+        hashes = {c.hash for c in configs}
+        return [e for e in self.entries() if e["config_hash"] in hashes and e["trial"] < trials]
+
+    def holds_foreign_files(self) -> bool:
+        """Whether the directory exists, is not a results store, and is not empty: a run there
+        would mix its files (and clear its tmp/) with someone else's."""
+        if not self.root.is_dir() or self.has_plan() or self.trials_path.exists():
+            return False
+        return any(self.root.iterdir())
 
     def identities(self) -> list[dict]:
         return list(_identities_of(self.entries()).values())
@@ -102,6 +119,8 @@ class Store:
     def move_aside(self) -> Path:
         """Renames the whole directory to <name>.<local time>, for a fresh start; returns where."""
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        self.root = self.root.resolve()        # "." has no name to add the stamp to
+        self.trials_path = self.root / TRIALS
         target = self.root.with_name(f"{self.root.name}.{stamp}")
         n = 1
         while target.exists():

@@ -49,7 +49,7 @@ def fake(tmp_path, monkeypatch):
     log = tmp_path / "fake.log"
     monkeypatch.setenv("FAKE_LOG", str(log))
     for name in ("FAKE_LIST", "FAKE_FAIL", "FAKE_INTERRUPT", "FAKE_STOP", "FAKE_COMMIT",
-                 "FAKE_REPLAY", "FAKE_GROUPS"):
+                 "FAKE_REPLAY", "FAKE_GROUPS", "FAKE_CHECK"):
         monkeypatch.delenv(name, raising=False)
 
     def trial_runs() -> list:

@@ -16,6 +16,8 @@ Like smrbench, a SIGINT, SIGTERM or SIGHUP (unless ignored at start) abandons th
 leaves no partial record, and exits 128+signal.
 FAKE_COMMIT=sha          env.commit of every record and of `--list --json` (default 3f9c2e1)
 FAKE_GROUPS=path         append "<own process group> <parent's process group>" per invocation
+FAKE_CHECK=rec:message   `--check` (not logged) refuses reclaimer `rec` with exit 2 and that
+                         message; it accepts everything else
 FAKE_REPLAY=dir          copy the matching record (and timeline) from smrbench_records.jsonl
                          and smrbench_timeline.csv in dir instead of synthesizing one
 """
@@ -54,6 +56,7 @@ BASE_THROUGHPUT = {"none": 10e6, "qsbr": 9e6, "ebr": 8e6, "hp": 5e6}
 def arguments():
     p = argparse.ArgumentParser()
     p.add_argument("--list", action="store_true")
+    p.add_argument("--check", action="store_true")
     p.add_argument("--json")
     p.add_argument("--timeline")
     for name in ("ds", "reclaimer", "workload", "allocator"):
@@ -136,6 +139,12 @@ def fake_env() -> dict:
 
 def main():
     a = arguments()
+    if a.check:
+        rec, _, message = os.environ.get("FAKE_CHECK", "").partition(":")
+        if rec and rec == a.reclaimer:
+            print(f"smrbench: {message}", file=sys.stderr)
+            sys.exit(2)
+        return
     if os.environ.get("FAKE_LOG"):
         with open(os.environ["FAKE_LOG"], "a") as log:
             log.write(json.dumps(sys.argv[1:]) + "\n")

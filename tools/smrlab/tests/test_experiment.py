@@ -123,7 +123,7 @@ def test_schedule_interleaves_trials_and_shuffles_reproducibly():
     (('figure = "test figure"', 'colour = 1\nfigure = "f"'), "colour: unknown key (accepted: "),
     (("[run]", "colour = 1\n[run]"), "grid.colour: unknown key (accepted: ds, reclaimer"),
     (("threads = [1, 2]", 'threads = "8"'), "grid.threads: expected a non-empty list of thread"),
-    (("threads = [1, 2]", "threads = [0]"), "grid.threads[0]: expected an integer >= 1"),
+    (("threads = [1, 2]", "threads = [0]"), "grid.threads[0]: expected an integer from 1 to 4096"),
     (('workload = ["50,50,0"]', 'workload = ["50,40,0"]'), "grid.workload[0]: expected \"insert,"),
     (('key_range = [100]\n', ""), "grid.key_range: axis 'key_range' is missing"),
     (("duration_s = 0.1", "duration_s = 0.1\nrepeat = 3"), "run.repeat: unknown key"),

@@ -48,6 +48,20 @@ def errors(capsys) -> list:
     (('ds = ["hm_list"]', 'ds = ["ms_queue"]\nworkload = ["40,40,20"]'),
      "grid: data structure 'ms_queue' cannot run in any cell of the grid (with none, ebr, hp: a "
      "queue has no search operation, so its workload needs a search share of 0)"),
+    (("key_range = [100]", "key_range = [4398046511105]"),
+     "grid.key_range[0]: expected an integer from 1 to 2199023255552, got integer 4398046511105"),
+    (("threads = [1, 2]", "threads = [4096]\nstall = [1]"),
+     "grid: 3 cells, e.g. 'hm_list none t=4096 w=50,50,0 kr=100 system stall=1', run more than 4096 threads (threads plus "
+     "stall); smrbench refuses them"),
+    (('workload = ["50,50,0"]', 'workload = ["50,50,0\u00b2"]'),
+     "grid.workload[0]: expected \"insert,delete,search\" percentages summing to 100 (e.g. "
+     "\"50,50,0\"), got string '50,50,0\u00b2'"),
+    (("max = 0.9", "max = 0.9\nmin = 1.5"), "finding[0].min: min 1.5 is above max 0.9: no value "
+                                            "could hold"),
+    (("duration_s = 0.1", "duration_s = nan"), "run.duration_s: expected a finite number > 0, got "
+                                               "number nan"),
+    (("duration_s = 0.1", "duration_s = 2e6"), "run.duration_s: expected at most 1e+06 s "
+                                               "(smrbench's limit), got 2000000.0"),
 ])
 def test_each_grid_problem_is_one_line_and_nothing_runs(experiment_file, tmp_path, fake, capsys,
                                                         change, message):
@@ -75,7 +89,7 @@ def test_every_problem_is_listed_at_once(experiment_file, tmp_path, fake, capsys
     assert code == 2
     lines = errors(capsys)
     assert len(lines) == 5, lines
-    assert "grid.threads[0]: expected an integer >= 1" in lines[0]
+    assert "grid.threads[0]: expected an integer from 1 to 4096" in lines[0]
     assert "run.duration_s: expected at least 0.1 s, got 0.001" in lines[1]
     assert "finding[0].metric: expected one of 'throughput_ops_s'" in lines[2]
     assert "smrbench not found or not executable" in lines[3]
@@ -310,3 +324,56 @@ def test_all_leaves_external_baselines_out_and_a_grid_may_name_them(fake, monkey
     assert planned(TINY.replace('reclaimer = ["none", "ebr", "hp"]', 'reclaimer = "all"', 1)) == \
         {"none", "qsbr", "ebr", "hp"}
     assert "ck_epoch" in planned(TINY.replace('"hp"]', '"hp", "ck_epoch"]', 1))
+
+
+def test_a_tunable_smrbench_refuses_is_found_before_anything_runs(experiment_file, tmp_path, fake,
+                                                                   capsys, monkeypatch):
+    # Ranges and a tunable's fit to a structure are smrbench's to judge: `smrbench --check`.
+    monkeypatch.setenv("FAKE_CHECK", "ebr:bad --param advance_every=0: below the minimum 1")
+    path = experiment_file(TINY.replace(
+        'reclaimer = ["none", "ebr", "hp"]',
+        'reclaimer = ["none", { name = "ebr", params = { advance_every = 0 } }, "hp"]'))
+    out = tmp_path / "r"
+    assert run(path, out) == 2
+    assert errors(capsys) == [f"smrlab: error: {path}: grid: reclaimer 'ebr(advance_every=0)' on "
+                              f"hm_list: bad --param advance_every=0: below the minimum 1"]
+    assert not out.exists() and fake() == []
+
+
+def test_an_out_directory_holding_other_files_is_refused_and_left_alone(experiment_file, tmp_path,
+                                                                         fake, capsys):
+    # Its tmp/ would be cleared by the run (smrlab's scratch space): ~/tmp for --out ~.
+    out = tmp_path / "home"
+    (out / "tmp").mkdir(parents=True)
+    (out / "tmp" / "mine.txt").write_text("keep")
+    assert run(experiment_file(), out) == 2
+    assert errors(capsys) == [f"smrlab: error: --out {out}: a directory that holds other files "
+                              f"and no smrlab results (no plan.json); use a new or empty "
+                              f"directory"]
+    assert (out / "tmp" / "mine.txt").read_text() == "keep" and fake() == []
+
+
+def test_an_empty_out_directory_is_used(experiment_file, tmp_path, fake, capsys):
+    out = tmp_path / "empty"
+    out.mkdir()
+    assert run(experiment_file(), out) == 0
+    assert (out / "plan.json").is_file()
+
+
+@pytest.mark.parametrize("option", ["--out", "--smrbench"])
+def test_an_empty_path_option_is_refused(experiment_file, option, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", str(experiment_file()), option, ""])
+    assert stop.value.code == 2
+    assert f"argument {option}: an empty path" in capsys.readouterr().err
+
+
+def test_moving_aside_the_current_directory_names_it(tmp_path, monkeypatch):
+    from smrlab.store import Store
+    root = tmp_path / "results"
+    root.mkdir()
+    (root / "trials.jsonl").write_text("")
+    monkeypatch.chdir(root)
+    moved = Store(".").move_aside()
+    assert moved.parent == tmp_path and moved.name.startswith("results.")
+    assert not root.exists() and (moved / "trials.jsonl").exists()

@@ -53,7 +53,7 @@ def test_the_command_passes_the_pool_only_when_there_is_one(tmp_path):
 
 @pytest.mark.parametrize("line, message", [
     ('pool_wait = ["spin"]', "grid.pool_wait[0]: expected one of 'busy', 'yield', got string 'spin'"),
-    ("node_pool = [-1]", "grid.node_pool[0]: expected an integer >= 0"),
+    ("node_pool = [-1]", "grid.node_pool[0]: expected an integer from 0 to 2147483648"),
 ])
 def test_bad_pool_values_are_schema_errors(line, message):
     with pytest.raises(BadInput) as error:

@@ -52,9 +52,9 @@ def test_readers_default_to_0_and_are_planned_as_an_axis():
 
 
 @pytest.mark.parametrize("value, message", [
-    ("[-1]", "grid.readers[0]: expected an integer >= 0"),
+    ("[-1]", "grid.readers[0]: expected an integer from 0 to 4096"),
     ("[1, 1]", "grid.readers: values must not repeat"),
-    ('"one"', "grid.readers: expected a non-empty list of reader thread counts >= 0"),
+    ('"one"', "grid.readers: expected a non-empty list of reader thread counts 0..4096"),
 ])
 def test_bad_readers_values_are_schema_errors(value, message):
     with pytest.raises(BadInput) as error:

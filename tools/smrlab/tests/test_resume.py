@@ -89,3 +89,21 @@ def test_a_terminal_ctrl_c_reaches_smrbench_once_through_smrlab(experiment_file,
                      str(tmp_path / "r")]) == 0
     pairs = [line.split() for line in groups.read_text().splitlines()]
     assert len(pairs) == 7 and all(own != parent for own, parent in pairs[1:])
+
+
+def test_lowering_the_trial_count_leaves_the_trials_beyond_it_out(experiment_file, tmp_path,
+                                                                   fake, monkeypatch):
+    from smrlab import results
+    out = tmp_path / "r"
+    two = experiment_file(TINY.replace("trials = 1", "trials = 2"), name="two")
+    assert cli.main(["run", str(two), "--smrbench", str(FAKE), "--out", str(out)]) == 0
+    # the same experiment (its name is the file's) with one trial: nothing to run, trial 1 of
+    # each configuration stays stored but leaves the results, and a failure there would not count
+    (tmp_path / "one").mkdir()
+    one = tmp_path / "one" / "two.toml"
+    one.write_text(TINY)
+    assert cli.main(["run", str(one), "--smrbench", str(FAKE), "--out", str(out)]) == 0
+    assert len(fake()) == 12
+    loaded = results.load(out)
+    assert sorted(e["trial"] for e in loaded.entries) == [0] * 6
+    assert len(Store(out).entries()) == 12

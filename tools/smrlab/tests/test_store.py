@@ -126,3 +126,23 @@ def test_bytes_that_are_not_utf8_are_bad_input_not_a_traceback(tmp_path):
     (tmp_path / "plan.json").write_bytes(b'{"experiment": "\xff"}')
     with pytest.raises(BadInput, match=r"plan.json is not valid JSON"):
         store.read_plan()
+
+
+def test_a_line_without_the_fields_every_reader_needs_is_bad_input(tmp_path):
+    store = Store(tmp_path)
+    store.append(entry("a", 0))
+    with open(store.trials_path, "a") as f:
+        f.write('{"key": "a:1", "trial": 1}\n')        # no config_hash, no status
+    with pytest.raises(BadInput, match=r"trials.jsonl:2: not a results entry"):
+        store.entries()
+
+
+def test_planned_entries_leave_out_other_configs_and_trials_beyond_the_count(tmp_path):
+    class Planned:
+        def __init__(self, h):
+            self.hash = h
+    store = Store(tmp_path)
+    for h, t in [("a", 0), ("a", 1), ("a", 2), ("b", 0)]:
+        store.append(entry(h, t))
+    # a plan that went from 3 trials to 2 and dropped config b
+    assert [e["key"] for e in store.planned_entries([Planned("a")], 2)] == ["a:0", "a:1"]
