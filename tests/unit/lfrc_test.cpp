@@ -252,4 +252,68 @@ TEST(LfrcDeathTest, ANodeFreedDirectlyIsRefused) {
       "lfrc: a node was freed directly");
 }
 
+TEST(Lfrc, ManyReferencesDroppedInOneOperationAreAllGivenBackAtItsEnd) {
+  // More than the context's inline room: the rest go to its vector, whose room is made before
+  // each write (a write that took effect never throws).
+  destroyed = 0;
+  smr::lfrc domain;
+  link root;
+  {
+    auto h = domain.attach();
+    auto g = h.begin_op();
+    for (int i = 0; i < 100; ++i) root.exchange(g.create<cell_node>(i), smr::core::mo_acq_rel);
+    EXPECT_EQ(destroyed.load(), 0) << "a reference dropped inside the operation was given back early";
+  }
+  EXPECT_EQ(destroyed.load(), 99);
+  root.release_chain_unsafe();
+  EXPECT_EQ(destroyed.load(), 100);
+  EXPECT_EQ(domain.stats().unreclaimed, 0);
+}
+
+TEST(LfrcDeathTest, RetireIntoAnotherDomainIsRefused) {
+  // It would be counted in one domain and freed in the other: both barriers would wait forever.
+  smr::lfrc one;
+  smr::lfrc other;
+  link root;
+  publish(other, root, 1);
+  EXPECT_DEATH(
+      {
+        auto h = one.attach();
+        auto g = h.begin_op();
+        g.retire(root.load(smr::core::mo_acquire).get());
+      },
+      "lfrc: retire\\(\\) of a node created by another lfrc domain");
+  root.release_chain_unsafe();
+}
+
+TEST(LfrcDeathTest, BarrierInsideAnotherHandlesOperationIsRefused) {
+  // The references the outer operation's writes dropped come back only when it ends: the
+  // barrier of any lfrc handle of this thread would wait for them forever.
+  smr::lfrc one;
+  smr::lfrc other;
+  EXPECT_DEATH(
+      {
+        auto h1 = one.attach();
+        auto h2 = other.attach();
+        auto g = h1.begin_op();
+        h2.reclaim_now();
+      },
+      "lfrc: reclaim_now\\(\\) while an operation of another lfrc handle");
+}
+
+TEST(LfrcDeathTest, ALinkGivenANodeLfrcDidNotCreateIsRefusedInCheckedMode) {
+  // Its count would be found by offset, in bytes that are not a count.
+  EXPECT_DEATH(
+      {
+        smr::core::set_poison_on_free(true);  // checked mode in every build
+        smr::lfrc domain;
+        auto* foreign = new cell_node(1);
+        link root;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        root.store(foreign, smr::core::mo_release);
+      },
+      "lfrc: a link was given a node lfrc did not create");
+}
+
 }  // namespace

@@ -121,7 +121,13 @@ struct lfrc_thread_context {
 
   void defer(lfrc_cell* c) {
     if (deferred < inline_refs) first[deferred++] = c;
-    else more.push_back(c);
+    else more.push_back(c);  // cannot throw after make_room()
+  }
+  // Called before a link write: the reference it drops is then deferred without allocating, so
+  // a write that took effect never throws (its dropped reference would be lost, the structure
+  // told that a successful CAS failed).
+  void make_room() {
+    if (deferred >= inline_refs && more.size() == more.capacity()) more.reserve(2 * more.capacity() + inline_refs);
   }
   // Gives back every deferred reference. A release may reclaim a node, whose links then give
   // their references back at once (depth is 0 by then): nothing is appended meanwhile.
@@ -170,9 +176,9 @@ inline lfrc_thread_context& lfrc_this_thread() {
 // The node storage of one node type in one domain: Valois' free list of claimed blocks.
 class lfrc_pool {
  public:
-  lfrc_pool(const void* type_key, std::size_t object_offset, std::size_t object_size, std::size_t align,
-            core::unreclaimed_gauge& gauge, core::atomic<std::uint64_t>& freed)
-      : key_(type_key), offset_(object_offset), object_size_(object_size),
+  lfrc_pool(const void* type_key, const void* domain, std::size_t object_offset, std::size_t object_size,
+            std::size_t align, core::unreclaimed_gauge& gauge, core::atomic<std::uint64_t>& freed)
+      : key_(type_key), domain_(domain), offset_(object_offset), object_size_(object_size),
         align_(std::max(align, alignof(lfrc_cell))), gauge_(&gauge), freed_(&freed) {}
   lfrc_pool(const lfrc_pool&) = delete;
   lfrc_pool& operator=(const lfrc_pool&) = delete;
@@ -191,6 +197,9 @@ class lfrc_pool {
   }
 
   const void* key() const { return key_; }
+  // The domain whose nodes live here: a node retired through another domain's handle would be
+  // counted there and freed here (both barriers would then wait forever).
+  const void* domain() const { return domain_; }
   void* object(lfrc_cell* c) const { return reinterpret_cast<char*>(c) + offset_; }
 
   // A block for a new node, claimed and with one local reference (count 3): the caller builds
@@ -319,6 +328,7 @@ class lfrc_pool {
   }
 
   const void* const key_;
+  const void* const domain_;
   const std::size_t offset_, object_size_, align_;
   core::unreclaimed_gauge* const gauge_;
   core::atomic<std::uint64_t>* const freed_;
@@ -329,9 +339,11 @@ class lfrc_pool {
 template <class T>
 class lfrc_type_pool final : public lfrc_pool {
  public:
-  static inline const char key = 0;  // its address names T
-  lfrc_type_pool(core::unreclaimed_gauge& gauge, core::atomic<std::uint64_t>& freed)
-      : lfrc_pool(&key, lfrc_object_offset<T>, sizeof(T), alignof(T), gauge, freed) {}
+  // Its address names T. Not const: a linker that folds identical read-only data could give two
+  // types one key, and so one pool.
+  static inline char key = 0;
+  lfrc_type_pool(const void* domain, core::unreclaimed_gauge& gauge, core::atomic<std::uint64_t>& freed)
+      : lfrc_pool(&key, domain, lfrc_object_offset<T>, sizeof(T), alignof(T), gauge, freed) {}
 
  private:
   bool destroy_object(lfrc_cell* c) override {
@@ -368,17 +380,21 @@ class counted_link {
   void store(core::marked_ptr<T> p, core::memory_order mo) { (void)exchange(p, mo); }
 
   core::marked_ptr<T> exchange(core::marked_ptr<T> p, core::memory_order mo) {
+    detail::lfrc_this_thread().make_room();
     add_ref(p);
-    const auto old = core::marked_ptr<T>::from_bits(bits_.exchange(p.bits(), mo));
+    const auto old = core::marked_ptr<T>::from_bits(bits_.exchange(p.bits(), acquiring(mo)));
     detail::lfrc_pool::release_after_op(cell(old));
     return old;
   }
 
   bool compare_exchange_strong(core::marked_ptr<T>& expected, core::marked_ptr<T> desired, core::memory_order mo) {
     const bool same_target = expected.get() == desired.get();  // a mark changes: counts stay
-    if (!same_target) add_ref(desired);
+    if (!same_target) {
+      detail::lfrc_this_thread().make_room();
+      add_ref(desired);
+    }
     std::uintptr_t e = expected.bits();
-    if (bits_.compare_exchange_strong(e, desired.bits(), mo)) {
+    if (bits_.compare_exchange_strong(e, desired.bits(), acquiring(mo))) {
       if (!same_target) detail::lfrc_pool::release_after_op(cell(expected));
       return true;
     }
@@ -414,8 +430,25 @@ class counted_link {
  private:
   // The writer holds p (file comment), so its count is above zero and stays valid.
   static void add_ref(core::marked_ptr<T> p) {
+    detail::lfrc_cell* c = cell(p);
+    if (c == nullptr) return;
+    // Checked mode: the cell found by offset is the node's own (a node lfrc did not create, or a
+    // link of a base type to a node whose alignment differs, would have us count in its bytes).
+    if (detail::checks_on() && static_cast<const lfrc_node_base*>(p.get())->cell != c)
+      detail::misuse("lfrc: a link was given a node lfrc did not create (or through a link of another node type)");
     // relaxed: the holder's reference keeps the count above 0; ordering comes from the write.
-    if (detail::lfrc_cell* c = cell(p)) c->count.fetch_add(detail::lfrc_cell::one_ref, core::mo_relaxed);
+    c->count.fetch_add(detail::lfrc_cell::one_ref, core::mo_relaxed);
+  }
+
+  // A write that replaces a target acquires: the writer that installed the target added its
+  // reference before its release write, and the reference this write gives back must be
+  // counted after that one. Without the acquire a structure's release-only exchange or CAS
+  // could have its decrement ordered first, take the count to 0 and free a node the installer
+  // still holds. Free on x86 (every RMW is a full barrier).
+  static constexpr core::memory_order acquiring(core::memory_order mo) {
+    if (mo == core::mo_relaxed) return core::mo_acquire;
+    if (mo == core::mo_release) return core::mo_acq_rel;
+    return mo;
   }
 
   core::atomic<std::uintptr_t> bits_{0};
@@ -485,7 +518,7 @@ struct lfrc_rule {
     // The free list of T's blocks, made on first use.
     template <class T>
     detail::lfrc_pool& pool_for() {
-      return pools_.get(&detail::lfrc_type_pool<T>::key, [&](std::size_t) { return new detail::lfrc_type_pool<T>(this->gauge(), freed_); }, "lfrc");
+      return pools_.get(&detail::lfrc_type_pool<T>::key, [&](std::size_t) { return new detail::lfrc_type_pool<T>(this, this->gauge(), freed_); }, "lfrc");
     }
 
    private:
@@ -531,6 +564,7 @@ struct lfrc_rule {
 
     // n is held by another slot of this thread or was created by this operation.
     void hold(protection h, const core::retired_node* n) {
+      if (n == nullptr) return clear(h);  // as the other slot-based schemes: holds nothing
       detail::lfrc_cell* c = static_cast<const lfrc_node_base*>(n)->cell;
       c->count.fetch_add(detail::lfrc_cell::one_ref, core::mo_relaxed);  // we already hold it
       detail::lfrc_pool::release(*h);
@@ -580,6 +614,8 @@ struct lfrc_rule {
     // the reclamation (release decrement, claim).
     void retire(lfrc_node_base* n) {
       if (n->cell == nullptr) detail::misuse("lfrc: retire() of a node that create() did not allocate (lfrc frees only its own nodes)");
+      if (n->cell->pool->domain() != &this->domain())
+        detail::misuse("lfrc: retire() of a node created by another lfrc domain (retire it through a handle of its own domain)");
       core::set_retired_mark(n);
       this->tc().stats().retired.add();
       this->domain().count_retired();
@@ -588,7 +624,13 @@ struct lfrc_rule {
     // No thread holds retired nodes of its own (each is freed by whoever gives back its last
     // reference), so a handle reports, and its barrier waits for, the domain's.
     std::size_t unreclaimed() const { return this->domain().retired_not_freed(); }
-    void reclaim_step() {}
+    // The barrier's step. The references a thread's link writes drop are given back when its
+    // last lfrc operation ends, whatever the handle or domain: inside an operation of another
+    // handle the barrier would wait for them, forever.
+    void reclaim_step() {
+      if (detail::lfrc_this_thread().depth != 0)
+        detail::misuse("lfrc: reclaim_now() while an operation of another lfrc handle of this thread is under way (the references it dropped come back only when it ends)");
+    }
 
    private:
     [[noreturn]] static void refuse_direct_free(core::retired_node*) {
