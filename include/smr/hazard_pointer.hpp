@@ -26,8 +26,8 @@
 //    lives across the end of an operation, and a hazard_pointer may live across any number of
 //    retire() calls. Both are detached when the thread exits.
 //  - The default domain (hazard_pointer_default_domain()) is created on first use and never
-//    destroyed, so threads may use it until they end, in any order relative to static
-//    destruction. Explicit domains (an smr extension; P2530 has only the default one) must
+//    destroyed, so threads may use it until they end (but not from static destructors once the
+//    main thread's attachments are gone: docs/facades.md, "Lifetimes"). Explicit domains (an smr extension; P2530 has only the default one) must
 //    outlive every thread that used them, except the thread that destroys them.
 #pragma once
 
@@ -186,9 +186,11 @@ class hazard_pointer_obj_base : public hp::node_base {
 
  private:
   // What smr calls at free time: stateless, it finds the stored deleter in the object. The
-  // deleter is moved out first, since it may destroy the object that holds it.
+  // deleter is moved out first, since it may destroy the object that holds it. noexcept: a
+  // deleter that throws terminates here, instead of leaving the thread inside the operation
+  // that was freeing (every later grace period would wait for it) and the batch's rest leaked.
   struct invoke_deleter {
-    void operator()(T* p) const {
+    void operator()(T* p) const noexcept {
       hazard_pointer_obj_base& base = *p;
       D d(std::move(base.deleter_));
       d(p);
@@ -237,7 +239,10 @@ class hazard_pointer {
     static_assert(facade_detail::hazard_protectable<T>, "T must derive from hazard_pointer_obj_base<T, D>");
     check();
     T* const old = ptr;
-    reset_protection(old);
+    // Published as hp's own protect() does (validated below, so no version bump: a scan is
+    // not made to retry for every step of a traversal).
+    if (old == nullptr) (*slot_)->reset();
+    else (*slot_)->announce(old);
     // seq_cst: the hazard is visible to every later scan before src is re-read; pairs with the
     // scan's fence (hp.hpp, (1)). Nothing to order when nothing is protected.
     if (old != nullptr) core::fence(core::mo_seq_cst);

@@ -37,13 +37,16 @@
 //  - rcu_barrier is the handle's reclaim_now plus the domain's (orphans of exited threads):
 //    it covers the calling thread's retirements and those of threads that have exited, not the
 //    pending retirements of other live threads (docs/facades.md, "rcu_barrier").
-//  - The default domain is created on first use and never destroyed. Explicit domains (an smr
+//  - The default domain is created on first use and never destroyed (usable until a thread ends,
+//    not from static destructors once the main thread's attachments are gone: docs/facades.md,
+//    "Lifetimes"). Explicit domains (an smr
 //    extension; the standard's rcu_domain has no public constructor) must outlive every thread
 //    that used them, except the thread that destroys them.
 #pragma once
 
 #include "smr/detail/require_cpp20.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -200,9 +203,11 @@ class rcu_obj_base : public ebr::node_base {
 
  private:
   // What smr calls at free time: stateless, it finds the stored deleter in the object. The
-  // deleter is moved out first, since it may destroy the object that holds it.
+  // deleter is moved out first, since it may destroy the object that holds it. noexcept: a
+  // deleter that throws terminates here, instead of leaving the thread inside the operation
+  // that was freeing (every later grace period would wait for it) and the batch's rest leaked.
   struct invoke_deleter {
-    void operator()(T* p) const {
+    void operator()(T* p) const noexcept {
       rcu_obj_base& base = *p;
       D d(std::move(base.deleter_));
       d(p);
@@ -239,8 +244,9 @@ inline void rcu_synchronize(rcu_domain& dom = rcu_default_domain()) noexcept {
     g.retire(g.template create<facade_detail::grace_marker>(&passed));
   }
   // The marker was retired after the call began, so it is freed only once every section open
-  // at that point has closed; reclaim_now returns once it (and all older retirements) is freed.
-  while (!passed) a.handle.reclaim_now();
+  // at that point has closed. Checked every millisecond of reclaiming: waiting for reclaim_now()
+  // to finish would also wait for the retirements of exited threads that others keep donating.
+  while (!passed) a.handle.reclaim_now(std::chrono::milliseconds(1));
 }
 
 // Runs every deleter that the calling thread scheduled on dom before the call, and every one

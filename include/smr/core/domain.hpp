@@ -478,6 +478,11 @@ class basic_domain<Rule, FreePolicy>::handle
     if constexpr (slot_based) state::hold(p, n);
   }
 
+  void announce_node(protection_type p, const core::retired_node* n) {
+    if constexpr (requires { state::announce(p, n); }) state::announce(p, n);
+    else hold_node(p, n);
+  }
+
   void clear_slot(protection_type p) {
     if constexpr (slot_based) state::clear(p);
   }
@@ -663,6 +668,14 @@ class basic_domain<Rule, FreePolicy>::slot_ref {
   template <class T>
   void hold(T* n) {
     if constexpr (traits.slot_based_protection) h_->hold_node(p_, static_cast<const core::retired_node*>(n));
+  }
+
+  // For code that validates a protection itself (smr/hazard_pointer.hpp's try_protect): publishes
+  // n as protect() does before its re-read; the caller then runs a seq_cst fence, re-reads the
+  // link, and may keep n only if the link still holds it. Rules with nothing cheaper hold(n).
+  template <class T>
+  void announce(T* n) {
+    if constexpr (traits.slot_based_protection) h_->announce_node(p_, static_cast<const core::retired_node*>(n));
   }
 
   // Protects nothing any more (the slot stays owned).

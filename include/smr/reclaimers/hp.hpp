@@ -158,6 +158,14 @@ struct hp_rule_with : rule_defaults {
       }
     }
 
+    // The first half of a protect() that its caller completes (the standard facade's
+    // try_protect: fence X, then the re-read): no version bump, as that validation is (1)'s.
+    // A bump per step would make a scan that collects this thread's hazards retry for as long
+    // as the thread keeps traversing.
+    void announce(hazard* h, const core::retired_node* p) {
+      h->store(const_cast<core::retired_node*>(p), core::mo_release);  // (2)
+    }
+
     void hold(hazard* h, const core::retired_node* p) {
       h->store(const_cast<core::retired_node*>(p), core::mo_release);  // release: see (2), (3)
       hazards::bump_version(this->slot());  // (3)
