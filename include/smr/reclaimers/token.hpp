@@ -147,6 +147,10 @@ class token_thread : public operation_word_thread<Base> {
 
   // Between operations (the operation word is even): pass the token on if it waits here, hand the bags over.
   ~token_thread() {
+    // The free policy's backlog first (token_af's can be long): the token passed on below may
+    // come back to this slot until thread_base releases it, and would wait there until another
+    // thread's forward_held_token found it; the shorter that window, the better.
+    this->flush_frees();
     if (const std::uint64_t lap = claim()) pass_from(this->thread_id(), lap);
     limbo_bag all = std::move(current_);
     for (std::size_t i = 0; i < closed_count_; ++i) all.splice(std::move(closed_[i].bag));
@@ -224,7 +228,10 @@ class token_thread : public operation_word_thread<Base> {
     return this->slot().token.exchange(0, mo_acquire);
   }
 
-  void receive() {
+  // noexcept, as forward_held_token(): between the claim and the pass the token is in no slot,
+  // so an exception there (a deleter, the ledger's or the orphan list's allocation) would stop
+  // every reclamation of the domain for good; it terminates instead.
+  void receive() noexcept {
     const std::uint64_t lap = claim();
     if (lap == 0) return;
     wait_anew();
@@ -290,7 +297,7 @@ class token_thread : public operation_word_thread<Base> {
   // The token has not come by for a while: pass it on for its holder if the holder looks stalled
   // (between operations, or still inside the operation it was in at our previous look; then
   // with a debt), and past every stalled thread after it; (b) of the proof. Out of line: rare.
-  [[gnu::noinline]] void forward_held_token() {
+  [[gnu::noinline]] void forward_held_token() noexcept {
     wait_anew();
     auto& registry = this->domain().registry();
     const std::size_t ids = registry.high_water();
@@ -409,7 +416,7 @@ class token_thread : public operation_word_thread<Base> {
   const std::uint64_t forward_after_ns_;  // 0: no time bound
   const unsigned look_every_;
   const unsigned pass_check_every_;
-  unsigned ops_without_token_ = 0;
+  std::uint64_t ops_without_token_ = 0;  // 64-bit: a forward_after near UINT_MAX must not wrap it
   unsigned ops_since_clock_ = 0;
   std::uint64_t waiting_since_ns_ = 0;  // first clock reading since the token came by; 0: none
   bool second_look_due_ = false;        // look again after clock_every operations, not a whole bound
