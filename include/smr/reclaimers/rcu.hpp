@@ -93,7 +93,9 @@ class rcu_thread : public operation_word_thread<Base> {
  private:
   // Ends the grace period under way if its readers have moved on, then starts one if the batch
   // holds at least `start_at` nodes or exited threads left nodes. Outside an operation.
-  void advance(std::size_t start_at) {
+  // Out of line: inlined, it kept the skeleton's enter_op from being inlined into the
+  // operations (7% of throughput on the hash map at 2 threads).
+  [[gnu::noinline]] void advance(std::size_t start_at) {
     if (!waiting_.empty()) {
       if (!grace_period_over()) return;
       this->release_safe(std::move(waiting_));
