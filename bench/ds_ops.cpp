@@ -26,6 +26,12 @@ validation judge(structure_walk& walk, std::uint64_t expected_count, std::uint64
     if (dups != 0) failures.push_back(std::to_string(dups) + " duplicate keys in a set");
     checked.push_back("distinct keys");
   }
+  if (walk.search_probes != 0) {
+    if (walk.search_mismatches != 0)
+      failures.push_back(std::to_string(walk.search_mismatches) + " of " + std::to_string(walk.search_probes) +
+                         " searches disagree with the walk");
+    checked.push_back("searches (" + std::to_string(walk.search_probes) + " keys)");
+  }
   if (walk.size) {
     if (*walk.size != walk.count)
       failures.push_back("size_unsafe() " + std::to_string(*walk.size) + " != " + std::to_string(walk.count) +

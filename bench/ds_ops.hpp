@@ -145,13 +145,22 @@ struct structure_walk {
   std::vector<key_type> keys;         // sets only: the keys visited, for the duplicate check
   std::optional<std::uint64_t> size;  // size_unsafe(), if the structure has it
   std::optional<std::string> broken;  // check_invariants_unsafe(), if it has it ("" = holds)
+  // Sets: contains() asked of keys spread over the range and of walked keys, and how many answers
+  // disagreed with the walk (a search that returns early would pass every other check).
+  std::uint64_t search_probes = 0, search_mismatches = 0;
 };
+
+// How many keys validate() asks contains() about: at most this many spread over the key range,
+// and as many taken from the walk (so that a sparse set is asked about present keys too).
+inline constexpr std::uint64_t search_probes_each = 2048;
 
 validation judge(structure_walk& walk, std::uint64_t expected_count, std::uint64_t expected_sum);
 
-// Single-threaded: no other thread may touch the structure.
-template <class DS>
-validation validate(DS& ds, std::uint64_t expected_count, std::uint64_t expected_sum, std::uint64_t key_range) {
+// Single-threaded: no other thread may touch the structure. contains(k): the structure's search,
+// through a handle of the caller's (sets only).
+template <class DS, class Contains>
+validation validate(DS& ds, std::uint64_t expected_count, std::uint64_t expected_sum, std::uint64_t key_range,
+                    Contains&& contains) {
   static_assert(requires(DS& d) { d.for_each_unsafe([](const key_type&) {}); },
                 "smrbench: a data structure must offer for_each_unsafe(fn) for validation");
   structure_walk walk;
@@ -165,6 +174,18 @@ validation validate(DS& ds, std::uint64_t expected_count, std::uint64_t expected
   });
   if constexpr (requires(DS& d) { d.size_unsafe(); }) walk.size = static_cast<std::uint64_t>(ds.size_unsafe());
   if constexpr (requires(DS& d) { d.check_invariants_unsafe(); }) walk.broken = ds.check_invariants_unsafe();
+  if constexpr (set_like<DS>) {
+    std::vector<key_type> sorted = walk.keys;
+    std::sort(sorted.begin(), sorted.end());
+    auto probe = [&](key_type k) {
+      ++walk.search_probes;
+      if (static_cast<bool>(contains(k)) != std::binary_search(sorted.begin(), sorted.end(), k)) ++walk.search_mismatches;
+    };
+    const std::uint64_t spread = std::min(key_range, search_probes_each);
+    for (std::uint64_t i = 0; i < spread; ++i) probe(static_cast<key_type>(key_range / spread * i));
+    const std::size_t stride = std::max<std::size_t>(1, sorted.size() / search_probes_each);
+    for (std::size_t i = 0; i < sorted.size(); i += stride) probe(sorted[i]);
+  }
   return judge(walk, expected_count, expected_sum);
 }
 

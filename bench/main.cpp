@@ -86,10 +86,11 @@ void report_interruption(const options& o, int sig, unsigned completed, bool sto
 void check_distinct_outputs(const options& o) {
   if (o.json_path.empty() || o.json_path == "-" || o.timeline_path.empty()) return;
   namespace fs = std::filesystem;
-  auto identity = [](const std::string& path) {
+  auto identity = [](const std::string& path) {  // after symbolic links, as output_file writes
+    const std::string name = output_file::written_name(path);
     std::error_code ec;
-    const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    return ec ? fs::path(path) : p;
+    const fs::path p = fs::weakly_canonical(fs::absolute(name, ec), ec);
+    return ec ? fs::path(name) : p;
   };
   std::error_code ec;
   if (fs::is_character_file(o.json_path, ec) || fs::is_fifo(o.json_path, ec)) return;
@@ -123,6 +124,15 @@ void check_pool(const node_pool::counters& c, const options& o, trial_result& r)
 void check_output_paths(const options& o) {
   check_distinct_outputs(o);
   if (o.timeline_path.empty()) return;
+  const timeline_target target = timeline_target_of(o.timeline_path);
+  if (target == timeline_target::fifo && o.trials > 1)
+    throw usage_error("--timeline " + o.timeline_path + " is a FIFO, which takes one trial's timeline (its reader stops at "
+                      "the end of the first): use --trials 1, a file, or a character device");
+  // Each file trial's timeline waits as a temporary until the run ends (a device's is written through).
+  if (target == timeline_target::file && o.trials >= static_cast<unsigned>(max_pending_outputs))
+    throw usage_error("--timeline with --trials " + std::to_string(o.trials) + ": at most " +
+                      std::to_string(max_pending_outputs - 1) +
+                      " trials, whose timelines are kept back until the run ends; run the rest separately");
   for (unsigned t = 1; t <= o.trials; ++t) output_file::check(timeline_path_for(o.timeline_path, t, o.trials), "--timeline");
 }
 

@@ -8,7 +8,6 @@
 #include <map>
 #include <thread>
 
-#include "interrupt.hpp"
 
 namespace smrbench {
 
@@ -272,10 +271,6 @@ void check_options(options& o) {
     throw usage_error("--readers " + std::to_string(o.readers) + " leaves no writer: it must be below --threads " +
                       std::to_string(o.threads) + " (the others run --workload)");
   if (o.reader_workload_given && o.readers == 0) throw usage_error("--reader-workload needs --readers N");
-  if (!o.timeline_path.empty() && o.trials >= static_cast<unsigned>(max_pending_outputs))
-    throw usage_error("--timeline with --trials " + std::to_string(o.trials) + ": at most " +
-                      std::to_string(max_pending_outputs - 1) +
-                      " trials, whose timelines are kept back until the run ends; run the rest separately");
   if (o.timeline_capacity_given && o.timeline_path.empty())
     throw usage_error("--timeline-capacity needs --timeline FILE");
   if (o.pool_wait_given && !o.node_pool) throw usage_error("--pool-wait needs --node-pool N");

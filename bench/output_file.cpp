@@ -124,6 +124,12 @@ void output_file::check(const std::string& path, const std::string& what) {
   ::unlink(temp.c_str());
 }
 
+std::string output_file::written_name(const std::string& path) {
+  target t;
+  if (resolve(path, t).empty() && t.mode == write_mode::replace) return t.path;
+  return path;
+}
+
 output_file::output_file(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {
   target t;
   std::string why = resolve(path_, t);

@@ -30,6 +30,11 @@ class output_file {
   // option, e.g. "--json") if not.
   static void check(const std::string& path, const std::string& what);
 
+  // The file `path` would write: the name its symbolic links lead to (a dangling link's
+  // target too), or `path` itself for standard output, a device, a FIFO, or a path that cannot
+  // be written.
+  static std::string written_name(const std::string& path);
+
   // Opens for writing (a FIFO waits for its reader here); throws output_error.
   output_file(const std::string& path, std::string what);
   ~output_file();  // uncommitted: the temporary is removed and the target left as it was

@@ -14,14 +14,15 @@ void append_number(std::string& out, std::uint64_t v) {
   out.append(buf, end);
 }
 
-// A character device (/dev/null) or a FIFO takes every trial's timeline in turn: a numbered name
-// beside it would be a regular file in /dev.
-bool writes_through(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
-}
-
 }  // namespace
+
+timeline_target timeline_target_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return timeline_target::file;
+  if (S_ISCHR(st.st_mode)) return timeline_target::device;
+  if (S_ISFIFO(st.st_mode)) return timeline_target::fifo;
+  return timeline_target::file;
+}
 
 timeline_counts count_events(const smr::core::timeline& tl) {
   timeline_counts c;
@@ -54,7 +55,9 @@ std::string format_timeline(const smr::core::timeline& tl, const nlohmann::json&
 }
 
 std::string timeline_path_for(const std::string& path, unsigned trial, unsigned trials) {
-  if (trials <= 1 || writes_through(path)) return path;
+  // A character device (/dev/null) takes every trial's timeline in turn: a numbered name beside
+  // it would be a regular file in /dev.
+  if (trials <= 1 || timeline_target_of(path) == timeline_target::device) return path;
   const auto slash = path.rfind('/');
   const auto dot = path.rfind('.');
   const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);

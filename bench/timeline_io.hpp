@@ -26,9 +26,14 @@ timeline_counts count_events(const smr::core::timeline& tl);
 // The whole file's content.
 std::string format_timeline(const smr::core::timeline& tl, const nlohmann::json& config);
 
-// The file for trial `trial` of `trials`: the path itself for a single trial, else the trial
-// number before the extension (timeline.csv -> timeline.2.csv); a character device or a FIFO
-// (e.g. /dev/null) is written through for every trial, by its own name.
+// What a --timeline path names: a device (e.g. /dev/null) is written through for every trial;
+// a FIFO takes one trial only (its reader stops at the first trial's end of file); anything else
+// is a file per trial.
+enum class timeline_target { file, device, fifo };
+timeline_target timeline_target_of(const std::string& path);
+
+// The file for trial `trial` of `trials`: the path itself for a single trial or a device, else
+// the trial number before the extension (timeline.csv -> timeline.2.csv).
 std::string timeline_path_for(const std::string& path, unsigned trial, unsigned trials);
 
 }  // namespace smrbench

@@ -359,3 +359,28 @@ def test_check_runs_every_check_and_nothing_else(outdir):
     assert refused.returncode == 2 and "unknown --param 'no_such_tunable'" in refused.stderr
     below = run([*short_args(ds, rec), "--check", "--allocator", "no_such_allocator"])
     assert below.returncode == 2 and "no_such_allocator" in below.stderr
+
+
+def test_the_trial_cap_applies_to_timeline_files_only(outdir):
+    # A device is written through (no temporary waits for the end of the run).
+    ds, rec = listing()["compatible"][0]
+    ok = run([*short_args(ds, rec), "--check", "--trials", "200", "--timeline", "/dev/null"])
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_a_fifo_timeline_takes_one_trial(outdir):
+    # Its reader stops at the end of the first trial's timeline: a second open would block.
+    ds, rec = listing()["compatible"][0]
+    fifo = outdir / "t.fifo"
+    os.mkfifo(fifo)
+    r = run([*short_args(ds, rec), "--check", "--trials", "2", "--timeline", str(fifo)])
+    assert r.returncode == 2 and "is a FIFO, which takes one trial's timeline" in r.stderr
+    assert run([*short_args(ds, rec), "--check", "--timeline", str(fifo)]).returncode == 0
+
+
+def test_json_through_a_dangling_link_to_the_timeline_is_refused(outdir):
+    ds, rec = listing()["compatible"][0]
+    os.symlink("t.csv", outdir / "link")
+    r = run([*short_args(ds, rec), "--json", str(outdir / "link"), "--timeline", str(outdir / "t.csv")])
+    assert r.returncode == 2 and "name the same file" in r.stderr
+    assert sorted(os.listdir(outdir)) == ["link"]

@@ -42,7 +42,7 @@ def test_honest_run_names_its_checks(outdir, ds, reclaimer):
     detail = rec["validation"]["detail"]
     assert rec["validation"]["ok"] and "checksum and count" in detail
     if kind(ds) == "set":
-        assert "distinct keys" in detail
+        assert "distinct keys" in detail and "searches (" in detail
 
 
 def test_trial_without_operations_fails(outdir):
