@@ -53,6 +53,10 @@ class domain_core {
 
   const config& configuration() const { return cfg_; }
 
+  // The unreclaimed count's peak starts again from its current value (smrbench: at the start of
+  // the timed part).
+  void reset_peak_unreclaimed() { gauge_.reset_peak(); }
+
   stats_snapshot stats() {
     stats_snapshot s;
     registry_.for_each([&](slot_type& slot, std::size_t) { s.add(slot.stats); });
