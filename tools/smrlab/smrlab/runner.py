@@ -1,5 +1,6 @@
 """Runs an experiment's grid through smrbench, one process per configuration and trial."""
 
+import os
 import random
 import shlex
 import signal
@@ -31,6 +32,9 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
     """Returns the exit code: 0 when every planned trial in the store succeeded, else 1.
     Everything is checked before the first trial: BadInput lists every problem found."""
     stream = stream or sys.stderr
+    # Absolute from here on: --move-stale may rename the working directory (--out .), after
+    # which "." would still name the moved one.
+    out = Path(os.path.abspath(out))
     caps, why = smrbench.capabilities(binary)
     if caps is None:
         raise Failure(f"`{binary} --list --json -` failed ({why}); smrlab needs its list of names, "

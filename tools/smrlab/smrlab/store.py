@@ -3,7 +3,8 @@
   plan.json      what the last run planned (experiment source, configs, notes), written atomically
   trials.jsonl   one JSON line per finished trial, appended as soon as the trial ends
   timelines/     <config hash>-<trial>.csv, moved in only when complete
-  tmp/           files smrbench is writing right now; cleared at the start of every run
+  .smrlab-tmp/   files smrbench is writing right now; cleared at the start of every run (a name
+                 only smrlab uses, so that no one's own tmp/ is ever cleared)
 
 A trial's key is its config hash and trial index; the last line for a key wins.
 """
@@ -18,7 +19,7 @@ from smrlab.axes import DEFAULT_POOL_WAIT
 from smrlab.errors import BadInput
 from smrlab.files import write_atomically
 
-PLAN, TRIALS, TIMELINES, TMP = "plan.json", "trials.jsonl", "timelines", "tmp"
+PLAN, TRIALS, TIMELINES, TMP = "plan.json", "trials.jsonl", "timelines", ".smrlab-tmp"
 # What every reader of an entry relies on (append() writes them all).
 ENTRY_KEYS = ("key", "config_hash", "trial", "status")
 
@@ -77,10 +78,11 @@ class Store:
 
     def holds_foreign_files(self) -> bool:
         """Whether the directory exists, is not a results store, and is not empty: a run there
-        would mix its files (and clear its tmp/) with someone else's."""
+        would mix its files with someone else's."""
         if not self.root.is_dir() or self.has_plan() or self.trials_path.exists():
             return False
-        return any(self.root.iterdir())
+        # TMP alone: a first run killed before its first trial was stored
+        return any(p.name not in (TMP, TIMELINES) for p in self.root.iterdir())
 
     def identities(self) -> list[dict]:
         return list(_identities_of(self.entries()).values())
@@ -119,7 +121,9 @@ class Store:
     def move_aside(self) -> Path:
         """Renames the whole directory to <name>.<local time>, for a fresh start; returns where."""
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        self.root = self.root.resolve()        # "." has no name to add the stamp to
+        # "." has no name to add the stamp to. abspath, not resolve(): a symbolic link given as
+        # --out stays, and the directory it names is the one moved.
+        self.root = Path(os.path.abspath(self.root))
         self.trials_path = self.root / TRIALS
         target = self.root.with_name(f"{self.root.name}.{stamp}")
         n = 1

@@ -342,7 +342,7 @@ def test_a_tunable_smrbench_refuses_is_found_before_anything_runs(experiment_fil
 
 def test_an_out_directory_holding_other_files_is_refused_and_left_alone(experiment_file, tmp_path,
                                                                          fake, capsys):
-    # Its tmp/ would be cleared by the run (smrlab's scratch space): ~/tmp for --out ~.
+    # Its files would mix with the results (an earlier smrlab cleared its tmp/: ~/tmp for --out ~).
     out = tmp_path / "home"
     (out / "tmp").mkdir(parents=True)
     (out / "tmp" / "mine.txt").write_text("keep")

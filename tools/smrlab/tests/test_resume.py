@@ -36,7 +36,7 @@ def test_a_signal_to_smrlab_stops_the_trial_keeps_the_finished_ones(experiment_f
     assert f"interrupted by {name}: kept the 4 finished trials of 6 in {out}" in done.stderr
     assert "Traceback" not in done.stderr
     assert kept(out) == ORDER[:4]
-    # smrbench got the signal passed on, and stopped without a record; smrlab's tmp/ is gone
+    # smrbench got the signal passed on, and stopped without a record; smrlab's .smrlab-tmp/ is gone
     assert sorted(p.name for p in out.iterdir()) == ["plan.json", "trials.jsonl"]
     resume(path, out, fake, ran_before=5, expected_new=2)
 
@@ -107,3 +107,29 @@ def test_lowering_the_trial_count_leaves_the_trials_beyond_it_out(experiment_fil
     loaded = results.load(out)
     assert sorted(e["trial"] for e in loaded.entries) == [0] * 6
     assert len(Store(out).entries()) == 12
+
+
+def test_move_stale_with_out_dot_starts_afresh_in_the_same_place(experiment_file, tmp_path, fake,
+                                                                  monkeypatch):
+    # "." names the working directory, which --move-stale renames: the new results must go to
+    # the path it had, not into the moved directory.
+    out = tmp_path / "r"
+    path = experiment_file()
+    monkeypatch.setenv("FAKE_COMMIT", "aaaaaaa")
+    assert cli.main(["run", str(path), "--smrbench", str(FAKE), "--out", str(out)]) == 0
+    monkeypatch.setenv("FAKE_COMMIT", "bbbbbbb")
+    monkeypatch.chdir(out)
+    assert cli.main(["run", str(path), "--smrbench", str(FAKE), "--out", ".", "--move-stale"]) == 0
+    moved = [p for p in tmp_path.iterdir() if p.name.startswith("r.")]
+    assert len(moved) == 1
+    commits = {e["identity"]["build"]["commit"] for e in Store(out).entries()}
+    assert commits == {"bbbbbbb"} and len(Store(out).entries()) == 6
+    assert {e["identity"]["build"]["commit"] for e in Store(moved[0]).entries()} == {"aaaaaaa"}
+
+
+def test_a_run_killed_before_its_first_trial_can_be_run_again(experiment_file, tmp_path, fake):
+    # It leaves out/.smrlab-tmp/ and nothing else (plan.json comes with the first stored trial).
+    out = tmp_path / "r"
+    (out / ".smrlab-tmp").mkdir(parents=True)
+    assert cli.main(["run", str(experiment_file()), "--smrbench", str(FAKE), "--out", str(out)]) == 0
+    assert len(Store(out).entries()) == 6
