@@ -382,7 +382,7 @@ class counted_link {
   core::marked_ptr<T> exchange(core::marked_ptr<T> p, core::memory_order mo) {
     detail::lfrc_this_thread().make_room();
     add_ref(p);
-    const auto old = core::marked_ptr<T>::from_bits(bits_.exchange(p.bits(), acquiring(mo)));
+    const auto old = core::marked_ptr<T>::from_bits(bits_.exchange(p.bits(), counting_order(mo)));
     detail::lfrc_pool::release_after_op(cell(old));
     return old;
   }
@@ -394,7 +394,7 @@ class counted_link {
       add_ref(desired);
     }
     std::uintptr_t e = expected.bits();
-    if (bits_.compare_exchange_strong(e, desired.bits(), acquiring(mo))) {
+    if (bits_.compare_exchange_strong(e, desired.bits(), same_target ? mo : counting_order(mo))) {
       if (!same_target) detail::lfrc_pool::release_after_op(cell(expected));
       return true;
     }
@@ -440,15 +440,14 @@ class counted_link {
     c->count.fetch_add(detail::lfrc_cell::one_ref, core::mo_relaxed);
   }
 
-  // A write that replaces a target acquires: the writer that installed the target added its
-  // reference before its release write, and the reference this write gives back must be
-  // counted after that one. Without the acquire a structure's release-only exchange or CAS
-  // could have its decrement ordered first, take the count to 0 and free a node the installer
-  // still holds. Free on x86 (every RMW is a full barrier).
-  static constexpr core::memory_order acquiring(core::memory_order mo) {
-    if (mo == core::mo_relaxed) return core::mo_acquire;
-    if (mo == core::mo_release) return core::mo_acq_rel;
-    return mo;
+  // A write that changes a link's target is acq_rel whatever order the structure passed. Its
+  // release: the reference it added (relaxed, above) is counted before any later writer that
+  // reads this value gives that reference back. Its acquire: the reference it gives back is
+  // counted after the one its installer added. Weaker, a decrement could be ordered before the
+  // increment it pairs with, take the count to 0 and free a node that is still held (ARM,
+  // POWER); free on x86, where every RMW is a full barrier.
+  static constexpr core::memory_order counting_order(core::memory_order mo) {
+    return mo == core::mo_seq_cst ? mo : core::mo_acq_rel;
   }
 
   core::atomic<std::uintptr_t> bits_{0};
