@@ -27,8 +27,9 @@
 //    retire() calls. Both are detached when the thread exits.
 //  - The default domain (hazard_pointer_default_domain()) is created on first use and never
 //    destroyed, so threads may use it until they end (but not from static destructors once the
-//    main thread's attachments are gone: docs/facades.md, "Lifetimes"). Explicit domains (an smr extension; P2530 has only the default one) must
-//    outlive every thread that used them, except the thread that destroys them.
+//    main thread's attachments are gone: docs/facades.md, "Lifetimes"). Explicit domains (an
+//    smr extension; P2530 has only the default one) must outlive every thread that used them,
+//    except the thread that destroys them.
 #pragma once
 
 #include "smr/detail/require_cpp20.hpp"

@@ -6,6 +6,8 @@
 // is refused.
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -13,6 +15,32 @@
 #include "support/probe.hpp"
 #include "support/stress.hpp"
 #include "smr/reclaimers/lfrc.hpp"
+
+// Allocation failure on demand, for this binary: the n-th allocation of the thread from now
+// throws std::bad_alloc (0: never). The array forms and the sized delete use these. Not under
+// TSan, whose static runtime defines operator new itself (the ASan build runs the test).
+#if defined(__SANITIZE_THREAD__)
+#define SMR_TEST_OWN_OPERATOR_NEW 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SMR_TEST_OWN_OPERATOR_NEW 0
+#endif
+#endif
+#if !defined(SMR_TEST_OWN_OPERATOR_NEW)
+#define SMR_TEST_OWN_OPERATOR_NEW 1
+#endif
+
+thread_local int fail_allocation_in = 0;
+
+#if SMR_TEST_OWN_OPERATOR_NEW
+void* operator new(std::size_t n) {
+  if (fail_allocation_in > 0 && --fail_allocation_in == 0) throw std::bad_alloc();
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 namespace {
 
@@ -267,6 +295,32 @@ TEST(Lfrc, ManyReferencesDroppedInOneOperationAreAllGivenBackAtItsEnd) {
   EXPECT_EQ(destroyed.load(), 99);
   root.release_chain_unsafe();
   EXPECT_EQ(destroyed.load(), 100);
+  EXPECT_EQ(domain.stats().unreclaimed, 0);
+}
+
+TEST(Lfrc, AWriteWhoseDroppedReferenceCannotBeKeptThrowsBeforeItTakesEffect) {
+  // The room for the reference a write drops is made before the write: an allocation failure
+  // there leaves the link as it was (after the write, the reference was lost and the structure
+  // told that its successful CAS had failed).
+  if (!SMR_TEST_OWN_OPERATOR_NEW) GTEST_SKIP() << "no failure injection under TSan (its runtime owns operator new)";
+  destroyed = 0;
+  smr::lfrc domain;
+  link root;
+  // A thread of its own: its lfrc context (thread_local) has no room left over from other tests.
+  std::thread([&] {
+    auto h = domain.attach();
+    auto g = h.begin_op();
+    // 16 dropped references fill the inline room; the next write needs the vector.
+    for (int i = 0; i < 17; ++i) root.exchange(g.create<cell_node>(i), smr::core::mo_acq_rel);
+    cell_node* next = g.create<cell_node>(100);
+    cell_node* before = root.load(smr::core::mo_acquire).get();
+    EXPECT_THROW((fail_allocation_in = 1, root.exchange(next, smr::core::mo_acq_rel)), std::bad_alloc);
+    fail_allocation_in = 0;
+    EXPECT_EQ(root.load(smr::core::mo_acquire).get(), before) << "the write took effect, then threw";
+  }).join();
+  EXPECT_EQ(destroyed.load(), 17) << "the 16 overwritten nodes and the unlinked one";
+  root.release_chain_unsafe();
+  EXPECT_EQ(destroyed.load(), 18) << "a reference was lost: the last linked node leaked";
   EXPECT_EQ(domain.stats().unreclaimed, 0);
 }
 
