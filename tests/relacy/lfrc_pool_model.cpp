@@ -39,6 +39,7 @@ struct pool_model : rl::test_suite<pool_model, 3> {
   std::optional<smr::core::unreclaimed_gauge> gauge;
   std::optional<smr::core::atomic<std::uint64_t>> freed;
   std::optional<pool_type> pool;
+  char domain = 0;  // stands for the owning domain: the pool only compares its address
   lfrc_cell* blocks[3] = {};
   std::optional<smr::core::atomic<int>> held[3];  // 1 while a thread holds the block
 
@@ -68,7 +69,7 @@ struct pool_model : rl::test_suite<pool_model, 3> {
     smr::detail::lfrc_reset_model_contexts();
     gauge.emplace();
     freed.emplace(0);
-    pool.emplace(*gauge, *freed);
+    pool.emplace(&domain, *gauge, *freed);
     for (int i = 0; i < 3; ++i) {
       held[i].emplace(0);
       blocks[i] = pool->take();  // a fresh block
