@@ -67,25 +67,17 @@ struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3>, structure_fixture
     if (iterations == 0) attached_after_detach = 0;  // a new search
     build({.grace_every = 1});
     auto g = handle(retirer).begin_op();
-    ds->root.store(smr::core::marked_ptr<cell_node>(g.template create<cell_node>(1)), smr::core::mo_release);
+    ds->publish(g, 1);
   }
-
-  // acquire: pairs with the release of the node's publication (node 1's in before(), node 2's
-  // exchange); which one it reads is what the model checks.
-  cell_node* load() { return ds->root.load(smr::core::mo_acquire).get(); }
 
   void thread(unsigned t) {
     if (t == retirer) {
       R::handle& h = handle(retirer);
       {
         auto g = h.begin_op();
-        cell_node* fresh = g.template create<cell_node>(2);
-        // acq_rel: publishes node 2 and takes node 1's contents with it.
-        g.retire(ds->root.exchange(smr::core::marked_ptr<cell_node>(fresh), smr::core::mo_acq_rel).get());
+        ds->replace(g, 2);
       }
-      for (int i = 0; i < free_attempts && h.unreclaimed() != 0; ++i) {
-        auto g = h.begin_op();
-      }
+      operate_until_freed(h, free_attempts);
       // release: the retirer's frees happen before the new reader's read of its node, so a free
       // of that node is reported as an access to freed memory, not as a race.
       done.store(true, smr::core::mo_release);
@@ -94,7 +86,7 @@ struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3>, structure_fixture
     if (t == old_reader) {
       {
         auto g = handle(old_reader).begin_op();
-        RL_ASSERT(load()->value.get() >= 1);
+        RL_ASSERT(ds->load()->value.get() >= 1);
       }
       handles[old_reader].reset();  // id 1 goes back to the registry
       // relaxed: only counted (the registry's own release/acquire orders the reuse).
@@ -105,7 +97,7 @@ struct rcu_attach_model : rl::test_suite<rcu_attach_model, 3>, structure_fixture
     holder<R> mine(*domain);
     {
       auto g = mine.h.begin_op();
-      cell_node* n = load();
+      cell_node* n = ds->load();
       while (!done.load(smr::core::mo_acquire)) smr::core::spin_pause();
       RL_ASSERT(n->value.get() >= 1);  // an access to freed memory if node 1 was freed
     }

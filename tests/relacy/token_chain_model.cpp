@@ -54,15 +54,12 @@ struct token_chain_model : rl::test_suite<token_chain_model, 3>, structure_fixtu
   void before() {
     build({.forward_after = 1, .pass_check_every = 1});
     auto g = handle(2).begin_op();
-    ds->root.store(smr::core::marked_ptr<cell_node>(g.template create<cell_node>(1)), smr::core::mo_release);
+    ds->publish(g, 1);
   }
 
   void swap_one(int v) {
     auto g = handle(2).begin_op();
-    cell_node* fresh = g.template create<cell_node>(v);
-    // acq_rel: publishes the new node and takes the old one's contents with it.
-    cell_node* old = ds->root.exchange(smr::core::marked_ptr<cell_node>(fresh), smr::core::mo_acq_rel).get();
-    g.retire(old);
+    ds->replace(g, v);
   }
 
   void thread(unsigned t) {
@@ -78,9 +75,8 @@ struct token_chain_model : rl::test_suite<token_chain_model, 3>, structure_fixtu
     }
     if (t == 1) {
       auto g = handle(1).begin_op();
-      // acquire: pairs with the release store that published the node. Node 1, always: the
-      // RMW below happens before the reclaimer's first swap.
-      cell_node* n = ds->root.load(mo_acquire).get();
+      // Node 1, always: the RMW below happens before the reclaimer's first swap.
+      cell_node* n = ds->load();
       inside.fetch_add(1, mo_release);
       while (!release_second.load(mo_acquire)) smr::core::spin_pause();
       RL_ASSERT(n->value.get() >= 1);  // an access to freed memory if the node was freed

@@ -85,7 +85,7 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
       auto g = handle(forwarder).begin_op();
     }
     auto g = handle(retirer).begin_op();  // its look takes the token and passes it to the reader
-    ds->root.store(smr::core::marked_ptr<cell_node>(g.template create<cell_node>(1)), smr::core::mo_release);
+    ds->publish(g, 1);
   }
 
   void thread(unsigned t) {
@@ -95,9 +95,7 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
     if (t == retirer) {
       {
         auto g = handle(retirer).begin_op();
-        cell_node* fresh = g.template create<cell_node>(2);
-        // acq_rel: publishes node 2 and takes node 1's contents with it.
-        g.retire(ds->root.exchange(smr::core::marked_ptr<cell_node>(fresh), smr::core::mo_acq_rel).get());
+        ds->replace(g, 2);
       }
       { auto g = handle(retirer).begin_op(); }  // the receipt: node 1's bag closed, token passed
       passed.store(true, mo_relaxed);           // relaxed: see the header comment
@@ -106,9 +104,7 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
       while (!forwarder_passed.load(mo_acquire)) smr::core::spin_pause();
       // Bounded: where the reader's own look took the token or read its slot stale, the reader's
       // operation is covered by a debt that keeps node 1 until after `done`.
-      for (int i = 0; i < free_attempts && handle(retirer).unreclaimed() != 0; ++i) {
-        auto g = handle(retirer).begin_op();
-      }
+      operate_until_freed(handle(retirer), free_attempts);
       done.store(true, mo_release);
       return;
     }
@@ -125,9 +121,7 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
     }
     while (!forwarded.load(mo_relaxed)) smr::core::spin_pause();
     auto g = handle(reader).begin_op();
-    // acquire: pairs with the release of the node's publication (node 1's in before(), node 2's
-    // exchange); which one it reads is what the model checks.
-    cell_node* n = ds->root.load(mo_acquire).get();
+    cell_node* n = ds->load();  // node 1 or node 2: which one is what the model checks
     holding.store(true, mo_release);
     while (!done.load(mo_acquire)) smr::core::spin_pause();
     RL_ASSERT(n->value.get() >= 1);  // an access to freed memory if node 1 was freed
