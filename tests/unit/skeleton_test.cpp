@@ -4,10 +4,13 @@
 //    node, so the test can fail);
 //  - protection slots: owned by objects, released on destruction, exhaustion refused;
 //  - allocation honours the node type: alignas(64) and alignas(256), class operator new,
-//    user deleters, and a deleter that retires a child through the handle running it;
-//  - misuse detection: double retire, retire of a node create() did not make, a handle used
-//    from another thread, a domain destroyed with live handles, a handle destroyed inside an
-//    operation or by another thread, slots outliving their operation (checked builds);
+//    user deleters, and a deleter that retires a child through the handle running it (also
+//    while that handle detaches);
+//  - an attach that throws gives its registry id back;
+//  - misuse detection: double retire, retire or dispose of a node create() did not make, a
+//    throwing deleter (the program ends), a handle used from another thread, a domain
+//    destroyed with live handles, a handle destroyed inside an operation or by another
+//    thread, slots outliving their operation (checked builds);
 //  - names, concepts and configuration checks.
 // Built as skeleton_test under TSan and as skeleton_checked_test (SMR_CHECKED: the checked-mode
 // checks compiled in) under ASan; see tests/CMakeLists.txt.
@@ -15,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string_view>
@@ -356,6 +360,40 @@ TYPED_TEST(Skeleton, ADeleterMayRetireWhatOnlyItsNodeReached) {
   }
 }
 
+// The same at detach, with nothing reclaimed first: the rule's destructor frees what it can
+// and donates the rest, and amortized free has a backlog parked. Every deleter that runs then
+// retires through the handle being destroyed, which must still take the child (the backlog used
+// to be freed after the rule's state was gone: the children went into a destroyed bag and were
+// never freed).
+TYPED_TEST(Skeleton, ADeleterMayRetireWhileItsHandleDetaches) {
+  using R = TypeParam;
+  if constexpr (R::traits.type_stable_memory) {
+    GTEST_SKIP() << "lfrc and tag_ibr_tpa take no deleters (refused at compile time)";
+  } else {
+    constexpr int chains = 300, depth = 3;
+    family_freed = 0;
+    {
+      R domain(R::rule::eager_config());
+      {
+        auto h = domain.attach();
+        family_handle<R> = &h;
+        for (int i = 0; i < chains; ++i) {
+          family_node<R>* top = nullptr;
+          for (int d = 0; d < depth; ++d) {
+            auto* n = new family_node<R>;
+            n->child = top;
+            top = n;
+          }
+          auto g = h.begin_op();
+          g.retire(top, retire_child_then_delete<R>{});
+        }
+      }  // detached here, its deleters retiring through it
+      family_handle<R> = nullptr;
+    }
+    EXPECT_EQ(family_freed.load(), chains * depth) << "freed once each, children included";
+  }
+}
+
 // ---- misuse ----
 
 class Misuse : public ::testing::Test {
@@ -444,6 +482,49 @@ TEST_F(Misuse, RetireOfANodeCreateDidNotMakeIsReported) {
         g.retire(new plain_node);
       },
       "smr: misuse: retire\\(\\) of a node that create\\(\\) did not allocate");
+}
+
+TEST_F(Misuse, DisposeOfANodeCreateDidNotMakeIsReported) {
+  EXPECT_DEATH(
+      {
+        smr::ebr domain;
+        auto h = domain.attach();
+        auto g = h.begin_op();
+        g.dispose(new plain_node);
+      },
+      "smr: misuse: dispose\\(\\) of a node that create\\(\\) did not allocate");
+}
+
+// A throwing deleter would leave the free in the middle of a batch (the rest of it leaked) and
+// an operation's start half done (the handle's depth stuck: later operations announced nothing
+// and read unprotected): frees are noexcept, so it ends the program instead.
+struct throwing_deleter {
+  void operator()(plain_node* n) const {
+    delete n;
+    throw std::runtime_error("deleter");
+  }
+};
+TEST_F(Misuse, ADeleterThatThrowsTerminates) {
+  EXPECT_DEATH(
+      {
+        smr::debra domain;
+        auto h = domain.attach();
+        {
+          auto g = h.begin_op();
+          g.retire(new plain_node, throwing_deleter{});
+        }
+        h.reclaim_now();
+      },
+      "terminate called after throwing");
+}
+
+// An attach that throws (here the timeline's buffer for the new thread: more events than a
+// vector can hold) gives its registry id back: the domain is destroyed as one with no handle.
+TEST(Attach, AnAttachThatThrowsGivesItsIdBack) {
+  smr::core::timeline events(std::numeric_limits<std::size_t>::max());
+  smr::debra domain(smr::debra::config{}, &events);
+  EXPECT_THROW((void)domain.attach(), std::length_error);
+  EXPECT_EQ(domain.registry().attached_for_destruction(), 0u);
 }
 
 TEST_F(Misuse, DomainDestroyedWithAttachedHandles) {

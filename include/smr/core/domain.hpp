@@ -274,6 +274,7 @@ class basic_domain<Rule, FreePolicy>::handle
     // builds): the slot would give its bits back to a dead handle, and clear a hazard that a
     // thread reusing this registry entry owns by then.
     if (live_slots() != 0) detail::misuse("a protection slot or guarded_ptr outlived its handle");
+    this->begin_detach();  // before the rule's destructor runs (detail/thread_base.hpp)
   }
   handle(const handle&) = delete;
   handle& operator=(const handle&) = delete;
@@ -622,6 +623,9 @@ class basic_domain<Rule, FreePolicy>::guard {
   template <class T>
   void dispose(T* n) {
     if (core::is_retired(n)) detail::misuse("dispose() of a node that was already retired");
+    if constexpr (!handle::rule_allocates()) {
+      if (n->destroy == nullptr) detail::misuse("dispose() of a node that create() did not allocate; delete it yourself");
+    }
     h_->dispose_node(n);
   }
 

@@ -255,6 +255,9 @@ T* construct_node(Args&&... args) {
   return obj;
 }
 
-inline void free_node(retired_node* n) { n->destroy(n); }
+// noexcept: a deleter or destructor that throws ends the program. Propagated, it would leave a
+// batch half freed (the rest leaked) and an operation's start half done (the handle inside an
+// operation no other thread knows of).
+inline void free_node(retired_node* n) noexcept { n->destroy(n); }
 
 }  // namespace smr::core

@@ -64,10 +64,11 @@ class limbo_bag {
   ~limbo_bag() { release_blocks(); }
 
   void push(retired_node* n) {
-    set_retired_mark(n);  // core/node.hpp
+    // The block first: a push that throws (no memory for a block) leaves the node unmarked, so
+    // that it may be retired again rather than be refused as retired twice.
     if (tail_ == nullptr || tail_->end == block::capacity) append_block();
-    tail_->nodes[tail_->end++] = n;
-    ++size_;
+    set_retired_mark(n);  // core/node.hpp
+    push_marked(n);
   }
 
   // Moves every node of `other` to the back of this bag (its blocks are linked, not copied).

@@ -35,14 +35,10 @@ class thread_base {
   bool in_operation() const { return depth_ != 0; }
 
  protected:
-  explicit thread_base(Domain& d)
-      : domain_(&d),
-        entry_(&d.registry().acquire()),
-        tc_(entry_->slot.stats, d.gauge(), d.timeline_for(entry_->id), d.free_profile_for(entry_->id)),
-        owner_(std::this_thread::get_id()) {}
+  explicit thread_base(Domain& d) : thread_base(d, d.registry().acquire()) {}
 
   // The rule's thread state has already made the slot protect nothing and freed or donated its
-  // nodes.
+  // nodes; the free policy's backlog went at begin_detach(), and nothing was parked since.
   ~thread_base() {
     free_.flush(tc_);
     // Last write to the domain: once release() has counted this thread out, the domain's
@@ -57,9 +53,13 @@ class thread_base {
   thread_core& tc() { return tc_; }
   unsigned depth() const { return depth_; }
 
-  // Nodes proven unreachable go to the free policy.
+  // Nodes proven unreachable go to the free policy (freed at once while detaching).
   void release_safe(limbo_bag&& safe) {
-    if (!safe.empty()) free_.release(std::move(safe), tc_);
+    if (safe.empty()) return;
+    if (detaching_) [[unlikely]]
+      tc_.free_now(std::move(safe));
+    else
+      free_.release(std::move(safe), tc_);
   }
   // The same, with progress() called every `every` frees if the policy frees the batch now (a
   // policy that parks it frees a few per operation, and the rule's own per-operation hook
@@ -67,7 +67,9 @@ class thread_base {
   template <class Progress>
   void release_safe(limbo_bag&& safe, Progress&& progress, std::size_t every) {
     if (safe.empty()) return;
-    if constexpr (requires { free_.release(std::move(safe), tc_, progress, every); })
+    if (detaching_) [[unlikely]]
+      tc_.free_now(std::move(safe), progress, every);
+    else if constexpr (requires { free_.release(std::move(safe), tc_, progress, every); })
       free_.release(std::move(safe), tc_, progress, every);
     else
       free_.release(std::move(safe), tc_);
@@ -85,6 +87,17 @@ class thread_base {
   // Frees the free policy's whole backlog now (the reclaim-now barrier).
   void flush_frees() { free_.flush(tc_); }
 
+  // First step of a detach, by the handle's destructor while the rule's thread state is whole:
+  // the backlog is freed, and what the rule's destructor proves safe is freed at once. A deleter
+  // may retire a child through this handle (docs/guide.md); freed any later, from
+  // ~thread_base, it would reach a rule state already destroyed, and the child would be lost.
+  // The flag first: a deleter run by the flush may retire, and a scan that retire starts may
+  // prove more nodes safe, which must not be parked behind the flush.
+  void begin_detach() {
+    detaching_ = true;
+    flush_frees();
+  }
+
   // Checked mode: a rule's own call outside operations (qsbr's quiescent_state(), nebr's
   // regions) made by the thread that attached the handle; begin_op() checks the others.
   void check_owner(const char* misuse_message) const {
@@ -100,11 +113,26 @@ class thread_base {
   unsigned depth_ = 0;  // nested guards; the hooks see only the outermost enter and leave
 
  private:
+  using registry_entry = typename thread_registry<slot_type>::entry;
+
+  // The entry is claimed before the thread_core, whose instruments may allocate (a timeline's
+  // buffer): if that throws, the entry goes back, or the domain would count this handle as
+  // attached for good (and refuse to be destroyed).
+  thread_base(Domain& d, registry_entry& e) try
+      : domain_(&d),
+        entry_(&e),
+        tc_(e.slot.stats, d.gauge(), d.timeline_for(e.id), d.free_profile_for(e.id)),
+        owner_(std::this_thread::get_id()) {
+  } catch (...) {
+    d.registry().release(e);
+  }
+
   Domain* domain_;
-  typename thread_registry<slot_type>::entry* entry_;
+  registry_entry* entry_;
   thread_core tc_;
   typename Domain::free_policy free_;
   std::thread::id owner_;
+  bool detaching_ = false;  // set by begin_detach()
 };
 
 }  // namespace smr::detail

@@ -146,11 +146,11 @@ class token_thread : public operation_word_thread<Base> {
   }
 
   // Between operations (the operation word is even): pass the token on if it waits here, hand the bags over.
+  // The free policy's backlog (token_af's can be long) was freed before this, by the handle's
+  // destructor (begin_detach): the token passed on below may come back to this slot until
+  // thread_base releases it, and would wait there until another thread's forward_held_token
+  // found it; the shorter that window, the better.
   ~token_thread() {
-    // The free policy's backlog first (token_af's can be long): the token passed on below may
-    // come back to this slot until thread_base releases it, and would wait there until another
-    // thread's forward_held_token found it; the shorter that window, the better.
-    this->flush_frees();
     if (const std::uint64_t lap = claim()) pass_from(this->thread_id(), lap);
     limbo_bag all = std::move(current_);
     for (std::size_t i = 0; i < closed_count_; ++i) all.splice(std::move(closed_[i].bag));
