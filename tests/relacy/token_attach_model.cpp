@@ -48,7 +48,6 @@ namespace {
 using namespace smr::model;
 
 using R = std::conditional_t<planted, smr::test::token_no_heavy_fence, smr::token>;
-using cell_node = smr::model::cell_node<R>;
 using cell = smr::model::cell<R>;
 
 #if defined(SMR_MODEL_REUSE)
@@ -117,7 +116,7 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
     if (reuse && domain->registry().slot_at(1).token.load(mo_relaxed) != 0) ++token_left;
     {
       auto g = mine.h.begin_op();
-      cell_node* n = ds->load();
+      cell::node* n = ds->load();
       new_inside.store(true, mo_relaxed);  // relaxed: a count only
       while (!done.load(mo_acquire)) smr::core::spin_pause();
       RL_ASSERT(n->value.get() >= 1);  // an access to freed memory if node 1 was freed

@@ -19,6 +19,9 @@
 //
 // Records are not allocated per SCX: each thread leases one record (a thread_registry slot) per
 // operation, and a node's info holds a tag, (sequence number, record id), instead of a pointer.
+// A tag is never made twice: a record whose sequence numbers are used up (2^44 SCXs) is kept
+// leased for good and its lease takes another (a stale tag left in a node's info would
+// otherwise look current again, and two SCXs could both freeze that node).
 // A record's `status` word holds its current sequence number and the phase of that SCX
 // (in_progress, all_frozen, committed, aborted). A tag whose sequence number is not the record's
 // current one names an SCX that is over: its owner finished it (owners do every step themselves,
@@ -67,7 +70,8 @@ inline unsigned long long llx_scx_copies_taken = 0;
 
 // Node needs: core::atomic<std::uint64_t> info (0 at construction), core::atomic<bool> marked
 // (false at construction), and link(i) returning its i-th child link (R::atomic_ptr<Node>).
-template <class Node, unsigned MaxV>
+// SequenceBits: the sequence numbers' width in a tag (fewer only in tests, to use them up).
+template <class Node, unsigned MaxV, unsigned SequenceBits = 44>
 class llx_scx {
  public:
   using tag_t = std::uint64_t;
@@ -123,6 +127,12 @@ class llx_scx {
       }
       return *entry_;
     }
+    // The record's sequence numbers are used up: it stays leased for good (none of its tags is
+    // made again), and this lease takes another record.
+    typename thread_registry<record>::entry& renew() {
+      entry_ = nullptr;
+      return get();
+    }
     // Per thread (and per Node type): the record id this thread used last.
     static std::size_t& preferred_id() {
       static thread_local std::size_t id = 0;
@@ -157,10 +167,15 @@ class llx_scx {
   // SCX by the owner: fills its leased record and runs the protocol. True if it committed
   // (op.tag is set here); false if another SCX froze a node of V first.
   bool scx(lease& l, scx_op& op) {
-    auto& e = l.get();
-    record& rec = e.slot;
-    const std::uint64_t seq = ((rec.status.load(core::mo_relaxed) >> phase_bits) + 1) & seq_mask;
-    op.tag = make_tag(seq, e.id);
+    auto* e = &l.get();
+    // relaxed: the status word is written only by the record's owner, which we are.
+    std::uint64_t seq = (e->slot.status.load(core::mo_relaxed) >> phase_bits) + 1;
+    if (seq > seq_mask) [[unlikely]] {
+      e = &l.renew();
+      seq = (e->slot.status.load(core::mo_relaxed) >> phase_bits) + 1;
+    }
+    record& rec = e->slot;
+    op.tag = make_tag(seq, e->id);
     // release: a reader that sees this sequence number (stale tag) sees the previous SCX's steps.
     rec.status.store(status_of(op.tag, in_progress_phase), core::mo_release);
     // release fence: a helper that reads any field below also reads the new status (its
@@ -259,11 +274,13 @@ class llx_scx {
 #endif
   static constexpr unsigned id_bits = 20;  // up to about a million threads
   static constexpr unsigned phase_bits = 2;
-  // Sequence numbers wrap at 2^44 SCXes of one record; a tag that comes back while an old copy
-  // of it still sits in a node's info can only make that node look frozen by the new SCX, so
-  // LLX reports busy until that SCX ends (no wrong freeze: a CAS that finds its own tag there
-  // counts the node as frozen, and it is, by this record).
-  static constexpr std::uint64_t seq_mask = (std::uint64_t{1} << (64 - id_bits)) - 1;
+  // Sequence numbers run from 1 to seq_mask and never wrap (scx() renews the lease instead): a
+  // tag that came back while an old copy of it sat in a node's info would make that copy look
+  // current, and an SCX of the new tag and another whose LLX read the old copy as stale could
+  // both freeze the node (the first CAS from the tag to itself changes nothing).
+  static_assert(SequenceBits >= 1 && SequenceBits + id_bits <= 64 && SequenceBits + phase_bits <= 64,
+                "llx_scx: a tag holds the sequence number and the record id in 64 bits");
+  static constexpr std::uint64_t seq_mask = (std::uint64_t{1} << SequenceBits) - 1;
   static constexpr std::uint64_t in_progress_phase = 0, all_frozen_phase = 1, committed_phase = 2,
                                  aborted_phase = 3;
 
