@@ -505,7 +505,17 @@ class occ_avl_tree {
         return rotate_double(parent, n, up, h_light, h_outer, inner, h_inner_near, heavy, step);
     }
     // Otherwise fix up alone first (rotate inner above it); n is looked at again after that.
-    return rebalance_toward(n, up, inner, h_outer, opposite(heavy), step);
+    node* const next = rebalance_toward(n, up, inner, h_outer, opposite(heavy), step);
+    // That rotation found nothing to do (it returned up, and noted no revisit): inner is out of
+    // balance itself, damage of a repair that has not climbed this far yet. Repair inner first
+    // and come back to n: returning up, which needs nothing, would stop the climb and leave n
+    // out of balance in a quiescent tree, since that other repair stops below n (found in a
+    // review).
+    if (next == up && step.revisit == nullptr) {
+      step.revisit = n;
+      return inner;
+    }
+    return next;
   }
 
   // The lock of a node (or nothing, for null) whose parent link a rotation or an unlink moves,
@@ -620,7 +630,11 @@ class occ_avl_tree {
       // we hold, or outer).
       unlink_nl(inner, up, near);
       step.unlinked = up;
-      hup = std::max(h_outer, h_inner_near);  // up's one child (or nothing) took its place
+      // up's one child (or nothing) took its place. Its height read again, not h_outer: with near
+      // null that child is outer, read before we held its lock; unlink_nl locked it to move it,
+      // so a repair that changed its height either did so before (we read the new height) or
+      // reads inner as its parent afterwards and fixes inner itself (see lock_moved).
+      hup = height_of(child(inner, heavy));
       inner->height.store(1 + std::max(hup, hn), core::mo_relaxed);
     }
     node* damaged = nullptr;
