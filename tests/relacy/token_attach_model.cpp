@@ -22,17 +22,20 @@
 // beyond the high-water mark skips it, and the lap may end without it; the new reader ran the
 // barrier after its registration, so its load, after that pass, reads node 2. A reader seen
 // inside its operation is forwarded past with a debt ((b)), which holds node 1 until `done`.
-// Node 1 is freed in most schedules, and in some while the new reader is inside its operation
-// (the report).
+// Node 1 is freed in some schedules, and in some of those while the new reader is inside its
+// operation (the report).
 //
-// Planted bug (relacy_token_attach_planted): token_no_heavy_fence (tests/support/
-// broken_reclaimers.hpp), the asymmetric pair without its barrier, here the one a thread runs
-// when it attaches: the passer's skip no longer orders the new reader's load after the unlink,
-// the reader may load node 1 while the lap goes on without it, and node 1 is freed under it.
+// Planted bugs (tests/support/broken_reclaimers.hpp): relacy_token_attach_planted runs
+// token_no_heavy_fence, the asymmetric pair without its barrier; relacy_token_attach_planted_
+// attach_barrier (SMR_MODEL_PLANT_ATTACH_BARRIER) runs token_no_attach_barrier, which drops only
+// the barrier a thread runs when it attaches (forwards keep theirs). Either way the passer's skip
+// no longer orders the new reader's load after the unlink, the reader may load node 1 while the
+// lap goes on without it, and node 1 is freed under it.
 //
 // With SMR_MODEL_REUSE (relacy_token_attach_reuse and its plant) the new reader begins to attach
-// only once the old reader has given id 1 back (a relaxed wait: it adds no happens-before), so it
-// always takes id 1; without it, a random schedule rarely lets the old reader finish first.
+// only once the old reader has given id 1 back (a relaxed wait: it adds no happens-before). It
+// then takes id 1 unless its claim reads the slot's owned flag stale; without the wait, a random
+// schedule rarely lets the old reader finish first.
 //
 // Random search only: the new reader waits inside its operation, so the retirer's forwards and
 // the reader's spin make the schedules with two preemptions too many to run in CI time.
@@ -47,7 +50,12 @@ namespace {
 
 using namespace smr::model;
 
-using R = std::conditional_t<planted, smr::test::token_no_heavy_fence, smr::token>;
+#if defined(SMR_MODEL_PLANT_ATTACH_BARRIER)
+using planted_token = smr::test::token_no_attach_barrier;
+#else
+using planted_token = smr::test::token_no_heavy_fence;
+#endif
+using R = std::conditional_t<planted, planted_token, smr::token>;
 using cell = smr::model::cell<R>;
 
 #if defined(SMR_MODEL_REUSE)
@@ -65,12 +73,12 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
   smr::core::atomic<bool> old_detached{false};
   smr::core::atomic<bool> new_inside{false};
 
-  // Evidence of coverage (report()): schedules in which the new reader took id 1 (it began to
-  // attach after the old reader gave it back), and in which node 1 was freed while the new
-  // reader was inside its operation (the lap went on without it: (c) of the proof).
+  // Evidence of coverage (report()): schedules in which the new reader took id 1 (the old
+  // reader's, given back), and in which node 1 was freed while the new reader was inside its
+  // operation (the lap went on without it: (c) of the proof).
   static inline unsigned long long reused_id = 0;
   static inline unsigned long long freed_around_reader = 0;
-  static inline unsigned long long token_left = 0;  // reuse: the token waited in the reused slot
+  static inline unsigned long long token_left = 0;  // the token waited in the reused slot
 
   void before() {
     if (iterations == 0) reused_id = freed_around_reader = token_left = 0;  // a new search
@@ -110,10 +118,12 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
     // relaxed: adds no happens-before; the registry's own release/acquire orders the reuse.
     if (reuse)
       while (!old_detached.load(mo_relaxed)) smr::core::spin_pause();
-    if (old_detached.load(mo_relaxed)) ++reused_id;
     holder<R> mine(*domain);
-    // relaxed: a count only. A token here was passed into the slot the old reader gave back.
-    if (reuse && domain->registry().slot_at(1).token.load(mo_relaxed) != 0) ++token_left;
+    if (mine.h.thread_id() == old_reader) {
+      ++reused_id;
+      // relaxed: a count only. A token here was passed into the slot the old reader gave back.
+      if (domain->registry().slot_at(old_reader).token.load(mo_relaxed) != 0) ++token_left;
+    }
     {
       auto g = mine.h.begin_op();
       cell::node* n = ds->load();
@@ -128,7 +138,7 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
   static void report() {
     std::printf("                   the new reader reused id 1 in %llu, and node 1 was freed while it was inside its operation in %llu, of %llu iterations\n",
                 reused_id, freed_around_reader, iterations);
-    if (reuse) std::printf("                   the token waited in the slot the new reader took in %llu iterations\n", token_left);
+    std::printf("                   the token waited in the reused slot when the new reader took it in %llu iterations\n", token_left);
   }
 };
 

@@ -19,6 +19,8 @@
 //                           membarrier: nothing orders a reader's hazard store before its re-read.
 //   token_no_heavy_fence    Token-EBR whose forwarding past an idle-looking thread skips the
 //                           process-wide barrier: it may forward past a thread already reading.
+//   token_no_attach_barrier Token-EBR whose attaching thread skips the process-wide barrier: a
+//                           pass that skipped its id does not order its first reads.
 //   token_forgets_debts     Token-EBR whose ledger records no debt: the token is forwarded past
 //                           a thread inside an operation and its bags are freed all the same.
 //   token_one_debt_per_lap  Token-EBR whose ledger keeps one debt per lap: a forward past two
@@ -375,6 +377,22 @@ struct token_no_heavy_fence_rule : token_rule {
   using domain_state = detail::token_domain<Base, no_heavy_fence_pair>;
 };
 using token_no_heavy_fence = basic_domain<token_no_heavy_fence_rule>;
+
+// Token-EBR whose attaching thread skips its barrier (forwards keep theirs): a pass that skipped
+// the new thread's id no longer orders the thread's first reads after the unlinks of that lap.
+template <class Base>
+struct token_domain_without_attach_barrier : detail::token_domain<Base> {
+  using detail::token_domain<Base>::token_domain;
+  template <class Fences>
+  static void attach_barrier(const Fences&) {}  // the bug
+};
+struct token_no_attach_barrier_rule : token_rule {
+  static constexpr std::string_view name = "token_no_attach_barrier";
+  static constexpr std::string_view summary = "PLANTED BUG: a thread attaches without the process-wide barrier";
+  template <class Base>
+  using domain_state = token_domain_without_attach_barrier<Base>;
+};
+using token_no_attach_barrier = basic_domain<token_no_attach_barrier_rule>;
 
 // PLANTED BUGS for token: the real rule with another debt ledger.
 template <class Ledger>

@@ -336,6 +336,21 @@ struct retire_child_then_delete {
 // backlog used to be freed after the rule's state was gone: the children went into a destroyed
 // bag and were never freed).
 template <class R>
+void retire_family_chains(typename R::handle& h, int chains, int depth) {
+  family_handle<R> = &h;
+  for (int i = 0; i < chains; ++i) {
+    family_node<R>* top = nullptr;
+    for (int d = 0; d < depth; ++d) {
+      auto* n = new family_node<R>;
+      n->child = top;
+      top = n;
+    }
+    auto g = h.begin_op();
+    g.retire(top, retire_child_then_delete<R>{});
+  }
+}
+
+template <class R>
 void deleter_family_scenario(bool reclaim_first) {
   if constexpr (R::traits.type_stable_memory) {
     GTEST_SKIP() << "lfrc and tag_ibr_tpa take no deleters (refused at compile time)";
@@ -346,17 +361,7 @@ void deleter_family_scenario(bool reclaim_first) {
       R domain(R::rule::eager_config());
       {
         auto h = domain.attach();
-        family_handle<R> = &h;
-        for (int i = 0; i < chains; ++i) {
-          family_node<R>* top = nullptr;
-          for (int d = 0; d < depth; ++d) {
-            auto* n = new family_node<R>;
-            n->child = top;
-            top = n;
-          }
-          auto g = h.begin_op();
-          g.retire(top, retire_child_then_delete<R>{});
-        }
+        retire_family_chains<R>(h, chains, depth);
         if constexpr (R::traits.frees) {
           if (reclaim_first) {
             EXPECT_TRUE(h.reclaim_now(std::chrono::seconds(30)));
@@ -373,6 +378,32 @@ void deleter_family_scenario(bool reclaim_first) {
 
 TYPED_TEST(Skeleton, ADeleterMayRetireWhatOnlyItsNodeReached) { deleter_family_scenario<TypeParam>(true); }
 TYPED_TEST(Skeleton, ADeleterMayRetireWhileItsHandleDetaches) { deleter_family_scenario<TypeParam>(false); }
+
+// The epoch schemes whose threads stay announced between operations: a deleter that a detaching
+// handle runs (its last frees) retires through it, in an operation that announces the epoch
+// again (nebr opens a region, qsbr may start a period). The slot must still be given back
+// quiescent: released slots are scanned, so an active word left there would stop every later
+// advance until a new thread took that id. ebr and debra, which leave the word quiescent at the
+// end of each operation, as controls.
+template <class R>
+class ReleasedEpochSlot : public ::testing::Test {};
+using epoch_variants = ::testing::Types<smr::nebr, smr::nebr_af, smr::qsbr, smr::qsbr_af, smr::ebr, smr::debra_af>;
+TYPED_TEST_SUITE(ReleasedEpochSlot, epoch_variants, variant_name);
+
+TYPED_TEST(ReleasedEpochSlot, IsQuiescentAfterDeletersRetiredThroughTheDetachingHandle) {
+  using R = TypeParam;
+  family_freed = 0;
+  R domain(R::rule::eager_config());
+  std::size_t id = 0;
+  {
+    auto h = domain.attach();
+    id = h.thread_id();
+    retire_family_chains<R>(h, 300, 3);
+  }  // the last frees run deleters that retire through h
+  family_handle<R> = nullptr;
+  EXPECT_EQ(domain.registry().slot_at(id).announce.load(smr::core::mo_relaxed) & 1, 0u)
+      << "a released slot left announced";
+}
 
 // ---- misuse ----
 

@@ -53,6 +53,11 @@ class epoch_thread : public Base {
   ~epoch_thread() {
     this->release_safe(limbo_.collect(clock().now()));
     this->donate(limbo_.take_all());
+    // A deleter run just now may have retired a child through this handle, in an operation
+    // that announced the epoch again (nebr opens a region, qsbr's leave may start a period):
+    // the word must read quiescent once the slot goes back, or every later advance would wait
+    // on it (a released slot is still scanned). Its value is ours alone to store here.
+    if ((this->slot().announce.load(core::mo_relaxed) & 1) != 0) epoch_clock::quiesce(this->slot().announce);
   }
 
   epoch_clock& clock() { return this->domain().clock_; }

@@ -168,9 +168,12 @@ class llx_scx {
   // (op.tag is set here); false if another SCX froze a node of V first.
   bool scx(lease& l, scx_op& op) {
     auto* e = &l.get();
-    // relaxed: the status word is written only by the record's owner, which we are.
+    // relaxed: the sequence bits are written only by the record's owner, which we are (helpers
+    // CAS the phase bits only).
     std::uint64_t seq = (e->slot.status.load(core::mo_relaxed) >> phase_bits) + 1;
-    if (seq > seq_mask) [[unlikely]] {
+    // A loop: a record whose last SCX used its last sequence number was given back as any
+    // other, so the renewed lease may find another used-up one (kept for good in turn).
+    while (seq > seq_mask) [[unlikely]] {
       e = &l.renew();
       seq = (e->slot.status.load(core::mo_relaxed) >> phase_bits) + 1;
     }

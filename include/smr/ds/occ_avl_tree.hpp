@@ -413,6 +413,7 @@ class occ_avl_tree {
   struct repair_step {
     node* unlinked = nullptr;
     node* revisit = nullptr;
+    bool nothing_done = false;  // a rebalance_toward found its subtree no longer too tall
   };
 
   // Climbs from n, fixing heights, unlinking routing nodes with at most one child and rotating,
@@ -487,7 +488,10 @@ class occ_avl_tree {
   static node* rebalance_toward(node* parent, node* n, node* up, int h_light, side heavy, repair_step& step) {
     const lock_guard up_held(up->lock);
     const int h_up = up->height.load(core::mo_relaxed);
-    if (h_up - h_light <= 1) return n;  // changed since n's look: look again
+    if (h_up - h_light <= 1) {  // changed since n's look: look again
+      step.nothing_done = true;
+      return n;
+    }
     node* const inner = child(up, opposite(heavy));
     const int h_outer = height_of(child(up, heavy));
     {
@@ -506,12 +510,12 @@ class occ_avl_tree {
     }
     // Otherwise fix up alone first (rotate inner above it); n is looked at again after that.
     node* const next = rebalance_toward(n, up, inner, h_outer, opposite(heavy), step);
-    // That rotation found nothing to do (it returned up, and noted no revisit): inner is out of
-    // balance itself, damage of a repair that has not climbed this far yet. Repair inner first
-    // and come back to n: returning up, which needs nothing, would stop the climb and leave n
-    // out of balance in a quiescent tree, since that other repair stops below n (found in a
-    // review).
-    if (next == up && step.revisit == nullptr) {
+    // That rotation found nothing to do: inner is out of balance itself, damage of a repair that
+    // has not climbed this far yet. Repair inner first and come back to n: returning up, which
+    // needs nothing, would stop the climb and leave n out of balance in a quiescent tree, since
+    // that other repair stops below n (found in a review).
+    if (step.nothing_done) {
+      step.nothing_done = false;
       step.revisit = n;
       return inner;
     }

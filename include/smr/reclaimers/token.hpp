@@ -125,6 +125,12 @@ class token_domain : public asymmetric_fence_domain<Base, Pair> {
  private:
   template <class, token_order>
   friend class token_thread;
+  // (c) of the proof: the barrier a thread runs once its slot is claimed, before its first
+  // operation. A step of its own so that a planted bug can drop it alone (relacy_token_attach).
+  template <class Fences>
+  static void attach_barrier(const Fences& fences) {
+    fences.heavy();
+  }
   atomic<bool> issued_{false};  // the first attached thread creates the token
   Debts debts_;                 // part of the token: only its holder touches it
 };
@@ -140,7 +146,7 @@ class token_thread : public operation_word_thread<Base> {
         pass_check_every_(d.configuration().pass_check_every) {
     // (c) of the proof: a pass that read this slot as unowned, or the high-water mark before it
     // grew, happened before this barrier or its reads are ordered before our first operation.
-    this->fences().heavy();
+    Base::domain_type::attach_barrier(this->fences());
     // relaxed: only which thread wins matters; the token itself is published by the store.
     if (!d.issued_.exchange(true, mo_relaxed)) this->slot().token.store(1, mo_release);
   }
