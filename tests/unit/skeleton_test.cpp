@@ -484,26 +484,19 @@ TEST_F(Misuse, DoubleRetireByTwoThreadsInCheckedMode) {
       "smr: misuse: a node was retired twice");
 }
 
-TEST_F(Misuse, RetireOfANodeCreateDidNotMakeIsReported) {
-  EXPECT_DEATH(
-      {
-        smr::ebr domain;
-        auto h = domain.attach();
-        auto g = h.begin_op();
-        g.retire(new plain_node);
-      },
-      "smr: misuse: retire\\(\\) of a node that create\\(\\) did not allocate");
+// retire(n) and dispose(n) of a node create() did not make: its destroy hook is unset.
+template <class Act>
+void act_on_a_node_create_did_not_make(Act act) {
+  smr::ebr domain;
+  auto h = domain.attach();
+  auto g = h.begin_op();
+  act(g, new plain_node);
 }
-
-TEST_F(Misuse, DisposeOfANodeCreateDidNotMakeIsReported) {
-  EXPECT_DEATH(
-      {
-        smr::ebr domain;
-        auto h = domain.attach();
-        auto g = h.begin_op();
-        g.dispose(new plain_node);
-      },
-      "smr: misuse: dispose\\(\\) of a node that create\\(\\) did not allocate");
+TEST_F(Misuse, RetireOrDisposeOfANodeCreateDidNotMakeIsReported) {
+  EXPECT_DEATH(act_on_a_node_create_did_not_make([](auto& g, plain_node* n) { g.retire(n); }),
+               "smr: misuse: retire\\(\\) of a node that create\\(\\) did not allocate");
+  EXPECT_DEATH(act_on_a_node_create_did_not_make([](auto& g, plain_node* n) { g.dispose(n); }),
+               "smr: misuse: dispose\\(\\) of a node that create\\(\\) did not allocate");
 }
 
 // A throwing deleter would leave the free in the middle of a batch (the rest of it leaked) and
