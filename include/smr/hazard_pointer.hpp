@@ -26,8 +26,9 @@
 //    lives across the end of an operation, and a hazard_pointer may live across any number of
 //    retire() calls. Both are detached when the thread exits.
 //  - The default domain (hazard_pointer_default_domain()) is created on first use and never
-//    destroyed, so threads may use it until they end (but not from static destructors once the
-//    main thread's attachments are gone: docs/facades.md, "Lifetimes"). Explicit domains (an
+//    destroyed, so threads may use it until they end. retire() and hazard_pointer_cleanup() also
+//    work from static destructors and late thread_local destructors, through a one-shot
+//    attachment; a new hazard_pointer there is refused (docs/facades.md, "Lifetimes"). Explicit domains (an
 //    smr extension; P2530 has only the default one) must outlive every thread that used them,
 //    except the thread that destroys them.
 #pragma once
@@ -165,9 +166,10 @@ class hazard_pointer_obj_base : public hp::node_base {
       invoke_deleter{}(static_cast<T*>(this));
       return;
     }
-    auto& a = facade_detail::hp_attachments::of(dom);
-    auto g = a.retirer.begin_op();
-    g.retire(static_cast<T*>(this), invoke_deleter{});
+    facade_detail::hp_attachments::with(dom, [this](hazard_pointer_domain::attachment& a) {
+      auto g = a.retirer.begin_op();
+      g.retire(static_cast<T*>(this), invoke_deleter{});
+    });
   }
 
  protected:
@@ -326,11 +328,12 @@ std::array<hazard_pointer, N> make_hazard_pointers(hazard_pointer_domain& dom = 
 // objects waits for itself until the timeout.
 inline bool hazard_pointer_cleanup(hazard_pointer_domain& dom = hazard_pointer_default_domain(),
                                    std::chrono::nanoseconds timeout = std::chrono::nanoseconds::max()) {
-  auto& a = facade_detail::hp_attachments::of(dom);
   // The thread's own retirements (a scan also adopts what exited threads left), then the
   // domain's barrier, which does not depend on this thread's scan adopting them.
   const auto deadline = detail::deadline_after(timeout);
-  if (!a.retirer.reclaim_now(timeout)) return false;
+  const bool own_done = facade_detail::hp_attachments::with(
+      dom, [timeout](hazard_pointer_domain::attachment& a) { return a.retirer.reclaim_now(timeout); });
+  if (!own_done) return false;
   if (deadline == std::chrono::steady_clock::time_point::max()) return dom.reclaimer().reclaim_now();
   const auto left = deadline - std::chrono::steady_clock::now();
   return dom.reclaimer().reclaim_now(std::max(std::chrono::nanoseconds::zero(), std::chrono::duration_cast<std::chrono::nanoseconds>(left)));

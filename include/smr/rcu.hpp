@@ -37,8 +37,9 @@
 //  - rcu_barrier is the handle's reclaim_now plus the domain's (orphans of exited threads):
 //    it covers the calling thread's retirements and those of threads that have exited, not the
 //    pending retirements of other live threads (docs/facades.md, "rcu_barrier").
-//  - The default domain is created on first use and never destroyed (usable until a thread ends,
-//    not from static destructors once the main thread's attachments are gone: docs/facades.md,
+//  - The default domain is created on first use and never destroyed (usable until a thread ends;
+//    from static destructors and late thread_local destructors, retire, rcu_synchronize and
+//    rcu_barrier work through a one-shot attachment, sections are refused: docs/facades.md,
 //    "Lifetimes"). Explicit domains (an smr
 //    extension; the standard's rcu_domain has no public constructor) must outlive every thread
 //    that used them, except the thread that destroys them.
@@ -140,10 +141,11 @@ void rcu_retire_node(Node* n, rcu_domain& dom) {
     else Deleter{}(n);
     return;
   }
-  auto& a = rcu_attachments::of(dom);
-  auto g = a.handle.begin_op();
-  if constexpr (std::is_void_v<Deleter>) g.retire(n);
-  else g.retire(n, Deleter{});
+  rcu_attachments::with(dom, [n](rcu_domain::attachment& a) {
+    auto g = a.handle.begin_op();
+    if constexpr (std::is_void_v<Deleter>) g.retire(n);
+    else g.retire(n, Deleter{});
+  });
 }
 
 // What rcu_retire(p, d) retires: a node that owns p and d, and invokes d(p) when freed.
@@ -166,10 +168,13 @@ struct grace_marker : ebr::node_base {
   bool* passed_;
 };
 
-inline rcu_domain::attachment& outside_sections(rcu_domain& dom, const char* what) {
-  auto& a = rcu_attachments::of(dom);
-  if (a.depth != 0) detail::misuse(what);
-  return a;
+// fn(attachment&) for a call refused inside a section of dom in this thread (`what` says why).
+template <class F>
+void outside_sections(rcu_domain& dom, const char* what, F&& fn) {
+  rcu_attachments::with(dom, [&](rcu_domain::attachment& a) {
+    if (a.depth != 0) detail::misuse(what);
+    fn(a);
+  });
 }
 }  // namespace facade_detail
 
@@ -227,9 +232,10 @@ void rcu_retire(T* p, D d = D(), rcu_domain& dom = rcu_default_domain()) {
     d(p);
     return;
   }
-  auto& a = facade_detail::rcu_attachments::of(dom);
-  auto g = a.handle.begin_op();
-  g.retire(g.template create<facade_detail::retired_pointer<T, D>>(p, std::move(d)));
+  facade_detail::rcu_attachments::with(dom, [&](rcu_domain::attachment& a) {
+    auto g = a.handle.begin_op();
+    g.retire(g.template create<facade_detail::retired_pointer<T, D>>(p, std::move(d)));
+  });
 }
 
 // Blocks until every read-side section of dom that was open when it was called has closed
@@ -237,16 +243,18 @@ void rcu_retire(T* p, D d = D(), rcu_domain& dom = rcu_default_domain()) {
 // a section of dom in this thread (it would wait for itself). Also runs this thread's deleters
 // whose grace period passes meanwhile.
 inline void rcu_synchronize(rcu_domain& dom = rcu_default_domain()) noexcept {
-  auto& a = facade_detail::outside_sections(dom, "rcu_synchronize() inside a read-side section of the same domain (it would wait for itself)");
-  bool passed = false;
-  {
-    auto g = a.handle.begin_op();
-    g.retire(g.template create<facade_detail::grace_marker>(&passed));
-  }
-  // The marker was retired after the call began, so it is freed only once every section open
-  // at that point has closed. Checked every millisecond of reclaiming: waiting for reclaim_now()
-  // to finish would also wait for the retirements of exited threads that others keep donating.
-  while (!passed) a.handle.reclaim_now(std::chrono::milliseconds(1));
+  facade_detail::outside_sections(dom, "rcu_synchronize() inside a read-side section of the same domain (it would wait for itself)", [](rcu_domain::attachment& a) {
+    bool passed = false;
+    {
+      auto g = a.handle.begin_op();
+      g.retire(g.template create<facade_detail::grace_marker>(&passed));
+    }
+    // The marker was retired after the call began, so it is freed only once every section open
+    // at that point has closed. Checked every millisecond of reclaiming: waiting for
+    // reclaim_now() to finish would also wait for the retirements of exited threads that others
+    // keep donating.
+    while (!passed) a.handle.reclaim_now(std::chrono::milliseconds(1));
+  });
 }
 
 // Runs every deleter that the calling thread scheduled on dom before the call, and every one
@@ -254,8 +262,8 @@ inline void rcu_synchronize(rcu_domain& dom = rcu_default_domain()) noexcept {
 // other live threads stay with them (docs/facades.md: the departure from P2545). Refused inside
 // a section of dom in this thread.
 inline void rcu_barrier(rcu_domain& dom = rcu_default_domain()) noexcept {
-  auto& a = facade_detail::outside_sections(dom, "rcu_barrier() inside a read-side section of the same domain (it would wait for itself)");
-  a.handle.reclaim_now();
+  facade_detail::outside_sections(dom, "rcu_barrier() inside a read-side section of the same domain (it would wait for itself)",
+                                  [](rcu_domain::attachment& a) { a.handle.reclaim_now(); });
   dom.reclaimer().reclaim_now();  // a fresh handle adopts what exited threads left
 }
 

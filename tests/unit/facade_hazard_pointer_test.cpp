@@ -7,6 +7,9 @@
 //  - retire() stores the deleter (stateful deleters get their state), copies are fresh objects;
 //  - hazard_pointer_cleanup frees the calling thread's retirements and exited threads';
 //  - a deleter may retire a child into a domain that is being destroyed;
+//  - retire() and hazard_pointer_cleanup() work after the thread's attachments are gone: from a
+//    thread_local destructor that runs after them, from a deleter run while they are destroyed,
+//    and from a static destructor; a new hazard_pointer there is refused;
 //  - the default domain works with the standard's signatures;
 //  - concurrent readers and retiring writers on plain std::atomic<T*> (ASan: no use after free,
 //    TSan: no race; every object deleted exactly once).
@@ -16,6 +19,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -248,6 +253,45 @@ TEST(FacadeHazardPointer, ADeleterMayRetireIntoTheDomainBeingDestroyed) {
   EXPECT_FALSE(destroying_before);
 }
 
+// A thread_local constructed before the thread's first facade call is destroyed after the
+// thread's attachments ([basic.start.term]). Its destructor retires and cleans up through
+// one-shot attachments (before, each call was refused as a use during thread exit).
+TEST(FacadeHazardPointer, ALateThreadLocalDestructorMayRetireAndCleanUp) {
+  struct late_user {
+    std::atomic<int>* freed = nullptr;
+    bool* cleaned = nullptr;
+    ~late_user() {
+      for (long i = 0; i < 10; ++i) (new node(i, freed))->retire();
+      *cleaned = smr::hazard_pointer_cleanup();
+    }
+  };
+  std::atomic<int> freed{0};
+  bool cleaned = false;
+  std::thread([&] {
+    thread_local late_user user;  // constructed first, so destroyed after the attachments
+    user.freed = &freed;
+    user.cleaned = &cleaned;
+    smr::hazard_pointer h = smr::make_hazard_pointer();  // the thread's attachment table
+  }).join();
+  EXPECT_TRUE(cleaned);
+  EXPECT_EQ(freed.load(), 10);
+}
+
+// A deleter run while the thread's attachments are destroyed (the retirer's last scan, at exit)
+// retires a child: it goes through a one-shot attachment, whose own last scan frees it (before,
+// the retire was refused).
+TEST(FacadeHazardPointer, ADeleterRunAtThreadExitMayRetire) {
+  using parent = smr::test::retiring_parent<smr::hazard_pointer_obj_base, smr::hazard_pointer_domain>;
+  smr::hazard_pointer_domain dom;
+  std::atomic<int> freed{0};
+  std::thread([&] {
+    for (int i = 0; i < 5; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire({}, dom);
+  }).join();
+  EXPECT_EQ(freed.load(), 10) << "every parent and every child, once each, by the exiting thread";
+  EXPECT_TRUE(smr::hazard_pointer_cleanup(dom));
+  EXPECT_EQ(freed.load(), 10);
+}
+
 TEST(FacadeHazardPointer, DefaultDomainWithTheStandardSignatures) {
   std::atomic<int> freed{0};
   std::atomic<node*> src{new node(9, &freed)};
@@ -316,6 +360,42 @@ TEST(FacadeHazardPointerDeathTest, ProtectOnAnEmptyHazardPointerIsRefused) {
         (void)h.protect(src);
       },
       "smr: misuse: a call on an empty hazard_pointer");
+}
+
+// Static destructors run after the main thread's thread_locals, its attachments among them: a
+// static object's destructor retires (a chain whose deleters retire again) and cleans up.
+TEST(FacadeHazardPointerDeathTest, AStaticDestructorMayRetireAndCleanUp) {
+  struct exit_time_user {
+    std::atomic<int> freed{0};
+    ~exit_time_user() {
+      using parent = smr::test::retiring_parent<smr::hazard_pointer_obj_base, smr::hazard_pointer_domain>;
+      smr::hazard_pointer_domain& dom = smr::hazard_pointer_default_domain();
+      for (int i = 0; i < 4; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire();
+      (new node(0, &freed))->retire();
+      const bool cleaned = smr::hazard_pointer_cleanup();
+      std::fprintf(stderr, "cleaned: %d, deleted at exit: %d of 9\n", cleaned ? 1 : 0, freed.load());
+    }
+  };
+  EXPECT_EXIT(
+      {
+        (void)smr::make_hazard_pointer();  // this thread's attachment table exists, and goes at exit
+        static exit_time_user user;
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "cleaned: 1, deleted at exit: 9 of 9");
+}
+
+TEST(FacadeHazardPointerDeathTest, AHazardPointerAfterTheThreadsAttachmentsIsRefused) {
+  struct late_maker {
+    ~late_maker() { (void)smr::make_hazard_pointer(); }
+  };
+  EXPECT_DEATH(
+      {
+        (void)smr::make_hazard_pointer();
+        static late_maker maker;
+        std::exit(0);
+      },
+      "smr: misuse: a read-side section or a hazard_pointer was requested during thread exit");
 }
 
 TEST(FacadeHazardPointerDeathTest, AHazardPointerMayNotOutliveItsDomain) {

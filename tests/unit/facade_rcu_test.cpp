@@ -10,6 +10,9 @@
 //  - concurrent readers and writers on plain std::atomic<T*> (ASan: no use after free, TSan: no
 //    race; every object deleted exactly once);
 //  - a deleter may retire a child into a domain that is being destroyed;
+//  - retire, rcu_synchronize and rcu_barrier work after the thread's attachments are gone: from
+//    a thread_local destructor that runs after them, from a deleter run while they are
+//    destroyed, and from a static destructor; a section there is refused;
 //  - misuse is refused: synchronize or barrier inside a section, unlock without lock.
 #include <gtest/gtest.h>
 
@@ -17,6 +20,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -281,6 +286,57 @@ TEST(FacadeRcu, BarrierRunsWhatExitedThreadsScheduled) {
   EXPECT_EQ(freed.load(), 150);
 }
 
+// A thread_local constructed before the thread's first facade call is destroyed after the
+// thread's attachments ([basic.start.term]: reverse order of construction). Its destructor
+// retires, synchronizes and runs a barrier through one-shot attachments (before, each call was
+// refused as a use during thread exit).
+TEST(FacadeRcu, ALateThreadLocalDestructorMayRetireSynchronizeAndBarrier) {
+  struct late_user {
+    std::atomic<int>* freed = nullptr;
+    bool* done = nullptr;
+    ~late_user() {
+      for (long i = 0; i < 10; ++i) (new node(i, freed))->retire();
+      smr::rcu_retire(new node(10, freed));
+      smr::rcu_synchronize();
+      smr::rcu_barrier();
+      *done = true;
+    }
+  };
+  std::atomic<int> freed{0};
+  bool done = false;
+  std::thread([&] {
+    thread_local late_user user;  // constructed first, so destroyed after the attachments
+    user.freed = &freed;
+    user.done = &done;
+    std::scoped_lock lock(smr::rcu_default_domain());  // the thread's attachment table
+  }).join();
+  EXPECT_TRUE(done);
+  EXPECT_EQ(freed.load(), 11) << "the barrier in the destructor ran every deleter it scheduled";
+}
+
+// A deleter run while the thread's attachments are destroyed (its handle's last frees, at
+// exit) retires a child: it goes through a one-shot attachment and is freed later, like any
+// retirement of an exited thread (before, it was refused).
+TEST(FacadeRcu, ADeleterRunAtThreadExitMayRetire) {
+  smr::test::watchdog dog(60s, "rcu: a deleter at thread exit");
+  using parent = smr::test::retiring_parent<smr::rcu_obj_base, smr::rcu_domain>;
+  smr::rcu_domain dom;
+  std::atomic<int> freed{0};
+  std::atomic<int> step{0};
+  std::thread worker([&] {
+    for (int i = 0; i < 5; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire({}, dom);
+    step.store(1, std::memory_order_release);
+    wait_until(step, 2);
+  });  // its handle frees the parents at exit (their grace period has passed); they retire the children
+  wait_until(step, 1);
+  smr::rcu_synchronize(dom);  // the epoch moves twice past the parents' retirement
+  step.store(2, std::memory_order_release);
+  worker.join();
+  EXPECT_GE(freed.load(), 5) << "the parents were freed by the exiting thread";
+  smr::rcu_barrier(dom);
+  EXPECT_EQ(freed.load(), 10) << "every parent and every child, once each";
+}
+
 // Readers read a few shared std::atomic<node*> inside sections and check the object is whole;
 // writers replace objects and retire the old ones (some with rcu_retire, some with
 // rcu_synchronize then delete). Every object is deleted exactly once.
@@ -367,6 +423,44 @@ TEST(FacadeRcuDeathTest, ADeleterThatSynchronizesTheDyingDomainIsRefused) {
         }, dom);
       },
       "smr: misuse: a facade domain .* was used by a deleter it runs while being destroyed");
+}
+
+// Static destructors run after the main thread's thread_locals, its attachments among them: a
+// static object's destructor retires (a chain whose deleters retire again), synchronizes and
+// runs a barrier, and every deleter has run by then.
+TEST(FacadeRcuDeathTest, AStaticDestructorMayRetireSynchronizeAndBarrier) {
+  struct exit_time_user {
+    std::atomic<int> freed{0};
+    ~exit_time_user() {
+      using parent = smr::test::retiring_parent<smr::rcu_obj_base, smr::rcu_domain>;
+      smr::rcu_domain& dom = smr::rcu_default_domain();
+      for (int i = 0; i < 4; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire();
+      smr::rcu_retire(new node(0, &freed));
+      smr::rcu_synchronize();
+      smr::rcu_barrier();
+      std::fprintf(stderr, "deleted at exit: %d of 9\n", freed.load());
+    }
+  };
+  EXPECT_EXIT(
+      {
+        smr::rcu_barrier();  // this thread's attachment table exists, and goes at exit
+        static exit_time_user user;
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "deleted at exit: 9 of 9");
+}
+
+TEST(FacadeRcuDeathTest, ASectionAfterTheThreadsAttachmentsIsRefused) {
+  struct late_reader {
+    ~late_reader() { std::scoped_lock lock(smr::rcu_default_domain()); }
+  };
+  EXPECT_DEATH(
+      {
+        smr::rcu_barrier();
+        static late_reader reader;
+        std::exit(0);
+      },
+      "smr: misuse: a read-side section or a hazard_pointer was requested during thread exit");
 }
 
 TEST(FacadeRcuDeathTest, UnlockWithoutLockIsRefused) {

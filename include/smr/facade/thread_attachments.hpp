@@ -11,10 +11,16 @@
 // used an explicit domain before destroying it. The default domains are never destroyed
 // (immortal, see the facades), so threads may use them until their very end.
 //
-// A thread_local table cannot be used again once the thread has started destroying it; a facade
-// call from a later thread_local destructor (or from a deleter run while the table is being
-// destroyed) is refused with a misuse message instead of touching freed memory. So is any use of
-// a domain being destroyed other than retiring into it (its deleters run then).
+// A thread_local table cannot be used again once the thread has started destroying it. Calls
+// that leave nothing behind in the thread (retire, rcu_synchronize, rcu_barrier,
+// hazard_pointer_cleanup) go through with(), which then makes a *one-shot* attachment: attached
+// for the call, detached at its end (what it retired and cannot free yet goes to the domain, as
+// at any thread's exit). That is what makes them work from later thread_local destructors, from
+// deleters run while the table is destroyed, and from static destructors, which run after the
+// main thread's thread_locals ([basic.start.term]). Calls whose effect outlives the call (a
+// read-side section, a hazard_pointer) use of(), which refuses them there with a misuse message
+// instead of touching freed memory. Any use of a domain being destroyed other than retiring into
+// it (its deleters run then) is refused too.
 #pragma once
 
 #include <cstddef>
@@ -34,8 +40,8 @@ class thread_attachments {
   // The calling thread's attachment to d, made on first use. Refused for a domain being
   // destroyed: a new attachment would outlive it (Domain must have destroying()).
   static attachment& of(Domain& d) {
-    if (exiting()) detail::misuse("a facade (hazard_pointer / rcu) was used during thread exit, after the thread's attachments were destroyed");
-    if (d.destroying()) detail::misuse("a facade domain (hazard_pointer_domain / rcu_domain) was used by a deleter it runs while being destroyed; only retiring into it is allowed there");
+    if (exiting()) detail::misuse("a read-side section or a hazard_pointer was requested during thread exit (a thread_local or static destructor), after the thread's facade attachments were destroyed; only retire, rcu_synchronize, rcu_barrier and hazard_pointer_cleanup work there");
+    refuse_if_destroying(d);
     table& t = local();
     if (t.last_domain == &d) return *t.last;
     attachment* found = nullptr;
@@ -55,6 +61,22 @@ class thread_attachments {
     t.last_domain = &d;
     t.last = found;
     return *found;
+  }
+
+  // Runs fn(attachment&) on the calling thread's attachment to d, or, once the thread's table is
+  // being destroyed or gone, on a one-shot attachment made for this call. For calls that keep
+  // nothing in the attachment after they return.
+  // A call made from inside another one-shot call on d (a deleter its retire ran) joins that
+  // attachment, as it would join the thread's own: a second handle would let rcu_synchronize
+  // wait for the outer call's operation, that is, for itself.
+  template <class F>
+  static decltype(auto) with(Domain& d, F&& fn) {
+    if (!exiting()) [[likely]] return fn(of(d));
+    refuse_if_destroying(d);
+    for (one_shot* o = active_one_shots(); o != nullptr; o = o->outer)
+      if (o->domain == &d) return fn(o->att);
+    one_shot once(d);
+    return fn(once.att);
   }
 
   // Ends the calling thread's attachment to d, if it has one (d is being destroyed by it).
@@ -101,6 +123,21 @@ class thread_attachments {
     attachment* last = nullptr;
   };
 
+  // A one-shot attachment, listed while it lives in the thread's chain of active ones.
+  struct one_shot {
+    explicit one_shot(Domain& d) : domain(&d), att(d), outer(active_one_shots()) { active_one_shots() = this; }
+    ~one_shot() { active_one_shots() = outer; }  // before att detaches: its deleters start afresh
+    one_shot(const one_shot&) = delete;
+    one_shot& operator=(const one_shot&) = delete;
+    Domain* domain;
+    attachment att;
+    one_shot* outer;
+  };
+
+  static void refuse_if_destroying(Domain& d) {
+    if (d.destroying()) detail::misuse("a facade domain (hazard_pointer_domain / rcu_domain) was used by a deleter it runs while being destroyed; only retiring into it is allowed there");
+  }
+
   static table& local() {
     thread_local table t;
     return t;
@@ -109,6 +146,10 @@ class thread_attachments {
   static bool& exiting() {
     thread_local bool flag = false;
     return flag;
+  }
+  static one_shot*& active_one_shots() {
+    thread_local one_shot* innermost = nullptr;  // trivially destructible too
+    return innermost;
   }
 };
 
