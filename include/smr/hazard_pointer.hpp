@@ -90,7 +90,7 @@ class hazard_pointer_domain {
   // What a thread keeps per domain (facade/thread_attachments.hpp).
   struct attachment {
     explicit attachment(hazard_pointer_domain& d)
-        : protector(d.hp_), retirer(d.hp_), hazards(d.hp_.protect_slots()) {}
+        : retirer(d.hp_), protector(d.hp_), hazards(d.hp_.protect_slots()) {}
     ~attachment() {
       if (live != 0)
         detail::misuse("a hazard_pointer outlived its thread's use of the domain (destroy it before the thread exits or the domain dies; do not move it to another thread)");
@@ -117,8 +117,11 @@ class hazard_pointer_domain {
       --live;
     }
 
-    hp::handle protector;  // owns this thread's hazards; never in an operation
+    // The retirer is declared first so that it is destroyed last: the protector's last scan
+    // may free what exited threads left, and a deleter that then retires into the domain during
+    // the thread's exit goes through this attachment's retirer (thread_attachments::with).
     hp::handle retirer;    // retires and reclaims; never owns a hazard
+    hp::handle protector;  // owns this thread's hazards; never in an operation
     // One entry per slot the domain gives a thread; a hazard_pointer points at its entry, so
     // moving one moves a pointer. Sized once: entries never move.
     std::vector<std::optional<hp::protection_slot>> hazards;
@@ -166,7 +169,7 @@ class hazard_pointer_obj_base : public hp::node_base {
       invoke_deleter{}(static_cast<T*>(this));
       return;
     }
-    facade_detail::hp_attachments::with(dom, [this](hazard_pointer_domain::attachment& a) {
+    facade_detail::hp_attachments::with(dom, facade_detail::hp_attachments::call::retires, [this](hazard_pointer_domain::attachment& a) {
       auto g = a.retirer.begin_op();
       g.retire(static_cast<T*>(this), invoke_deleter{});
     });
@@ -332,7 +335,7 @@ inline bool hazard_pointer_cleanup(hazard_pointer_domain& dom = hazard_pointer_d
   // domain's barrier, which does not depend on this thread's scan adopting them.
   const auto deadline = detail::deadline_after(timeout);
   const bool own_done = facade_detail::hp_attachments::with(
-      dom, [timeout](hazard_pointer_domain::attachment& a) { return a.retirer.reclaim_now(timeout); });
+      dom, facade_detail::hp_attachments::call::waits, [timeout](hazard_pointer_domain::attachment& a) { return a.retirer.reclaim_now(timeout); });
   if (!own_done) return false;
   if (deadline == std::chrono::steady_clock::time_point::max()) return dom.reclaimer().reclaim_now();
   const auto left = deadline - std::chrono::steady_clock::now();

@@ -141,7 +141,7 @@ void rcu_retire_node(Node* n, rcu_domain& dom) {
     else Deleter{}(n);
     return;
   }
-  rcu_attachments::with(dom, [n](rcu_domain::attachment& a) {
+  rcu_attachments::with(dom, rcu_attachments::call::retires, [n](rcu_domain::attachment& a) {
     auto g = a.handle.begin_op();
     if constexpr (std::is_void_v<Deleter>) g.retire(n);
     else g.retire(n, Deleter{});
@@ -171,7 +171,7 @@ struct grace_marker : ebr::node_base {
 // fn(attachment&) for a call refused inside a section of dom in this thread (`what` says why).
 template <class F>
 void outside_sections(rcu_domain& dom, const char* what, F&& fn) {
-  rcu_attachments::with(dom, [&](rcu_domain::attachment& a) {
+  rcu_attachments::with(dom, rcu_attachments::call::waits, [&](rcu_domain::attachment& a) {
     if (a.depth != 0) detail::misuse(what);
     fn(a);
   });
@@ -232,7 +232,7 @@ void rcu_retire(T* p, D d = D(), rcu_domain& dom = rcu_default_domain()) {
     d(p);
     return;
   }
-  facade_detail::rcu_attachments::with(dom, [&](rcu_domain::attachment& a) {
+  facade_detail::rcu_attachments::with(dom, facade_detail::rcu_attachments::call::retires, [&](rcu_domain::attachment& a) {
     auto g = a.handle.begin_op();
     g.retire(g.template create<facade_detail::retired_pointer<T, D>>(p, std::move(d)));
   });

@@ -278,8 +278,8 @@ TEST(FacadeHazardPointer, ALateThreadLocalDestructorMayRetireAndCleanUp) {
 }
 
 // A deleter run while the thread's attachments are destroyed (the retirer's last scan, at exit)
-// retires a child: it goes through a one-shot attachment, whose own last scan frees it (before,
-// the retire was refused).
+// retires a child: it goes through that detaching attachment, which hands it to the domain
+// (before, the retire was refused).
 TEST(FacadeHazardPointer, ADeleterRunAtThreadExitMayRetire) {
   using parent = smr::test::retiring_parent<smr::hazard_pointer_obj_base, smr::hazard_pointer_domain>;
   smr::hazard_pointer_domain dom;
@@ -287,9 +287,44 @@ TEST(FacadeHazardPointer, ADeleterRunAtThreadExitMayRetire) {
   std::thread([&] {
     for (int i = 0; i < 5; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire({}, dom);
   }).join();
-  EXPECT_EQ(freed.load(), 10) << "every parent and every child, once each, by the exiting thread";
+  EXPECT_EQ(freed.load(), 5) << "the exiting thread's last scan freed the parents, and handed their children to the domain";
   EXPECT_TRUE(smr::hazard_pointer_cleanup(dom));
-  EXPECT_EQ(freed.load(), 10);
+  EXPECT_EQ(freed.load(), 10) << "every parent and every child, once each";
+}
+
+// A list whose every deleter retires the next node, retired from a thread_local destructor that
+// runs after the thread's attachments: each deleter that a detach runs joins that detaching
+// attachment instead of making a new one inside it. Before, every node nested a one-shot
+// attachment inside the previous one's last scan, and a long list overflowed the stack.
+TEST(FacadeHazardPointer, ALongChainRetiredDuringThreadExitDoesNotNest) {
+  struct link : smr::hazard_pointer_obj_base<link> {
+    explicit link(link* n, std::atomic<int>* f) : next(n), freed(f) {}
+    ~link() {
+      freed->fetch_add(1, std::memory_order_relaxed);
+      if (next != nullptr) next->retire();
+    }
+    link* next;
+    std::atomic<int>* freed;
+  };
+  struct late_user {
+    link* head = nullptr;
+    bool* cleaned = nullptr;
+    ~late_user() {
+      head->retire();
+      *cleaned = smr::hazard_pointer_cleanup();
+    }
+  };
+  constexpr int length = 100000;
+  std::atomic<int> freed{0};
+  bool cleaned = false;
+  std::thread([&] {
+    thread_local late_user user;  // constructed first, so destroyed after the attachments
+    user.cleaned = &cleaned;
+    for (int i = 0; i < length; ++i) user.head = new link(user.head, &freed);
+    (void)smr::make_hazard_pointer();  // the thread's attachment table
+  }).join();
+  EXPECT_TRUE(cleaned);
+  EXPECT_EQ(freed.load(), length);
 }
 
 TEST(FacadeHazardPointer, DefaultDomainWithTheStandardSignatures) {

@@ -463,6 +463,33 @@ TEST(FacadeRcuDeathTest, ASectionAfterTheThreadsAttachmentsIsRefused) {
       "smr: misuse: a read-side section or a hazard_pointer was requested during thread exit");
 }
 
+// A thread exits inside a section of one domain; a deleter that the exit's detach of another
+// domain runs then synchronizes the first. It is checked on the thread's attachment to that
+// domain, which is still there, and refused (a new attachment would wait for the thread's own
+// open section for ever).
+TEST(FacadeRcuDeathTest, ASynchronizeAtThreadExitInsideALeftSectionIsRefused) {
+  EXPECT_DEATH(
+      {
+        smr::rcu_domain held;    // attached first, so detached last
+        smr::rcu_domain frees;
+        std::atomic<int> step{0};
+        std::thread worker([&] {
+          held.lock();  // never unlocked: the thread ends inside this section
+          smr::rcu_retire(new int(1), [&held](int* p) {
+            delete p;
+            smr::rcu_synchronize(held);
+          }, frees);
+          step.store(1, std::memory_order_release);
+          wait_until(step, 2);
+        });  // frees' attachment detaches first and runs the deleter (its grace period has passed)
+        wait_until(step, 1);
+        smr::rcu_synchronize(frees);
+        step.store(2, std::memory_order_release);
+        worker.join();
+      },
+      "smr: misuse: rcu_synchronize\\(\\) inside a read-side section");
+}
+
 TEST(FacadeRcuDeathTest, UnlockWithoutLockIsRefused) {
   EXPECT_DEATH(
       {

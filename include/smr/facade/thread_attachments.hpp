@@ -11,16 +11,22 @@
 // used an explicit domain before destroying it. The default domains are never destroyed
 // (immortal, see the facades), so threads may use them until their very end.
 //
-// A thread_local table cannot be used again once the thread has started destroying it. Calls
+// A thread_local table cannot take new entries once the thread has started destroying it. Calls
 // that leave nothing behind in the thread (retire, rcu_synchronize, rcu_barrier,
-// hazard_pointer_cleanup) go through with(), which then makes a *one-shot* attachment: attached
-// for the call, detached at its end (what it retired and cannot free yet goes to the domain, as
-// at any thread's exit). That is what makes them work from later thread_local destructors, from
-// deleters run while the table is destroyed, and from static destructors, which run after the
-// main thread's thread_locals ([basic.start.term]). Calls whose effect outlives the call (a
-// read-side section, a hazard_pointer) use of(), which refuses them there with a misuse message
-// instead of touching freed memory. Any use of a domain being destroyed other than retiring into
-// it (its deleters run then) is refused too.
+// hazard_pointer_cleanup) go through with(), which then uses an attachment the thread still has
+// (see with()) or makes a *one-shot* one: attached for the call, detached at its end (what it
+// retired and cannot free yet goes to the domain, as at any thread's exit). That is what makes
+// them work from later thread_local destructors, from deleters run while the table is
+// destroyed, and from static destructors, which run after the main thread's thread_locals
+// ([basic.start.term]). Calls whose effect outlives the call (a read-side section, a
+// hazard_pointer) use of(), which refuses them there with a misuse message instead of touching
+// freed memory. Any use of a domain being destroyed other than retiring into it (its deleters
+// run then) is refused too.
+//
+// Not detected: a thread whose first call comes after its thread_locals were destroyed (a main
+// thread that used no facade before exit() and then one from a static destructor) gets a table
+// whose destructor never runs (the C++ runtime has already run the thread's), so that call is
+// served, sections included, and the attachment stays registered until the process ends.
 #pragma once
 
 #include <cstddef>
@@ -63,20 +69,36 @@ class thread_attachments {
     return *found;
   }
 
-  // Runs fn(attachment&) on the calling thread's attachment to d, or, once the thread's table is
-  // being destroyed or gone, on a one-shot attachment made for this call. For calls that keep
-  // nothing in the attachment after they return.
-  // A call made from inside another one-shot call on d (a deleter its retire ran) joins that
-  // attachment, as it would join the thread's own: a second handle would let rcu_synchronize
-  // wait for the outer call's operation, that is, for itself.
+  // What a call through with() does: only retire (it may then join an attachment that is
+  // detaching, whose handle takes retirements until its end), or wait for reclamation
+  // (rcu_synchronize, rcu_barrier, hazard_pointer_cleanup: never on a detaching handle).
+  enum class call { retires, waits };
+
+  // Runs fn(attachment&) on the calling thread's attachment to d. Once the thread's table is
+  // being destroyed or gone (exiting), that is, in this order:
+  //  - an attachment to d this thread is in a call on, or is detaching (see `call`): a deleter
+  //    that such a call or detach runs joins it, as it joins the thread's own attachment in a
+  //    live thread. A new attachment instead would wait for the outer call's operation (a self
+  //    wait), or, made by each deleter inside the previous one's detach, nest as deep as a
+  //    chain of objects whose deleters retire the next one;
+  //  - the table's own attachment to d while the table is being destroyed and has not reached
+  //    it yet (its section depth is then still checked);
+  //  - else a one-shot attachment, made for this call and detached at its end.
+  // For calls that keep nothing in the attachment after they return.
   template <class F>
-  static decltype(auto) with(Domain& d, F&& fn) {
+  static decltype(auto) with(Domain& d, call kind, F&& fn) {
     if (!exiting()) [[likely]] return fn(of(d));
     refuse_if_destroying(d);
-    for (one_shot* o = active_one_shots(); o != nullptr; o = o->outer)
-      if (o->domain == &d) return fn(o->att);
+    for (listing* l = innermost_listing(); l != nullptr; l = l->outer) {
+      if (l->domain == &d && l->att != nullptr && (!l->detaching || kind == call::retires)) return fn(*l->att);
+    }
+    if (table_being_destroyed()) {
+      for (entry& e : local().entries) {
+        if (e.domain == &d) return fn(*e.att);
+      }
+    }
     one_shot once(d);
-    return fn(once.att);
+    return fn(*once.listed.att);
   }
 
   // Ends the calling thread's attachment to d, if it has one (d is being destroyed by it).
@@ -107,31 +129,50 @@ class thread_attachments {
     table(const table&) = delete;
     table& operator=(const table&) = delete;
     // Last attached first. Marked as exiting before anything is destroyed: deleters that the
-    // detaching handles run must not reach back into the table.
+    // detaching handles run must not make new entries (with() finds the entries still here,
+    // and the one detaching, through its listing).
     ~table() {
       exiting() = true;
+      table_being_destroyed() = true;
       last_domain = nullptr;
       last = nullptr;
       while (!entries.empty()) {
-        std::unique_ptr<attachment> gone = std::move(entries.back().att);
+        entry gone = std::move(entries.back());
         entries.pop_back();
-        gone.reset();
+        listing detaching(*gone.domain);
+        detaching.att = gone.att.get();
+        detaching.detaching = true;
+        gone.att.reset();
       }
+      table_being_destroyed() = false;
     }
     std::vector<entry> entries;
     Domain* last_domain = nullptr;  // a one-entry cache: most threads use one domain
     attachment* last = nullptr;
   };
 
-  // A one-shot attachment, listed while it lives in the thread's chain of active ones.
+  // An attachment that with() may join once the thread is exiting: a one-shot attachment, or
+  // the table's entry being destroyed. Listed in the thread's chain while it lives.
+  struct listing {
+    explicit listing(Domain& d) : domain(&d), outer(innermost_listing()) { innermost_listing() = this; }
+    ~listing() { innermost_listing() = outer; }
+    listing(const listing&) = delete;
+    listing& operator=(const listing&) = delete;
+    Domain* domain;
+    attachment* att = nullptr;  // null until it is whole
+    bool detaching = false;
+    listing* outer;
+  };
+
+  // Listed from the moment its attachment is whole until that attachment has detached: a
+  // deleter the detach runs and that retires joins it (declared first, destroyed last).
   struct one_shot {
-    explicit one_shot(Domain& d) : domain(&d), att(d), outer(active_one_shots()) { active_one_shots() = this; }
-    ~one_shot() { active_one_shots() = outer; }  // before att detaches: its deleters start afresh
+    explicit one_shot(Domain& d) : listed(d), att(d) { listed.att = &att; }
+    ~one_shot() { listed.detaching = true; }
     one_shot(const one_shot&) = delete;
     one_shot& operator=(const one_shot&) = delete;
-    Domain* domain;
+    listing listed;
     attachment att;
-    one_shot* outer;
   };
 
   static void refuse_if_destroying(Domain& d) {
@@ -147,9 +188,14 @@ class thread_attachments {
     thread_local bool flag = false;
     return flag;
   }
-  static one_shot*& active_one_shots() {
-    thread_local one_shot* innermost = nullptr;  // trivially destructible too
+  // Trivially destructible too.
+  static listing*& innermost_listing() {
+    thread_local listing* innermost = nullptr;
     return innermost;
+  }
+  static bool& table_being_destroyed() {
+    thread_local bool flag = false;
+    return flag;
   }
 };
 
