@@ -2,7 +2,8 @@
 // and quiescence schemes and NBR; hp, he and the interval schemes are skipped with the reason
 // (NBR paper, Table 1). The set suite checks key sums and counts, per-thread private keys, and
 // the tree's invariants after the run: a strict (a,b)-tree (every violation an update left was
-// repaired by it), leaves at one depth, keys in range, no node finalized or frozen.
+// repaired by it), leaves at one depth, keys in range, no node finalized or frozen; with degrees
+// 2..4 also at quiescent points every 16 operations (shape_stress).
 #include <cstdint>
 
 #include "support/reclaimers.hpp"
@@ -31,6 +32,7 @@ TYPED_TEST(AbTreeStress, MixedSmallDegree) {
   using DS = smr::basic_ab_tree<std::uint64_t, R, 4, 2>;
   if constexpr (smr::compatible_v<DS, R>) {
     smr::test::set_stress_suite<DS, R>("ab_tree 2..4", 2000, 1000);
+    smr::test::shape_stress<DS, R>("ab_tree 2..4", 2000);
   } else {
     GTEST_SKIP() << smr::incompatibility(R::traits, DS::requirements);
   }

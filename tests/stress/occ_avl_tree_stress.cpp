@@ -3,7 +3,8 @@
 // search path) and NBR (the repair climbs parent links after a write, holding locks) are
 // skipped with the reason. The set suite checks key sums and counts, per-thread private keys,
 // and the tree's invariants after the run: a strict AVL tree (exact heights, balance within one,
-// no routing node short of a child), BST order, parent links, no node left locked or shrinking.
+// no routing node short of a child), BST order, parent links, no node left locked or shrinking;
+// and the same at quiescent points every 16 operations (shape_stress).
 #include <cstdint>
 
 #include "support/reclaimers.hpp"
@@ -20,6 +21,7 @@ TYPED_TEST(OccAvlTreeStress, Mixed) {
   using DS = smr::occ_avl_tree<std::uint64_t, R>;
   if constexpr (smr::compatible_v<DS, R>) {
     smr::test::set_stress_suite<DS, R>("occ_avl_tree", 8000, 4000);
+    smr::test::shape_stress<DS, R>("occ_avl_tree", 8000);
   } else {
     GTEST_SKIP() << smr::incompatibility(R::traits, DS::requirements);
   }
