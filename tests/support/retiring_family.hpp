@@ -20,6 +20,13 @@ struct retiring_parent : ObjBase<retiring_parent<ObjBase, Domain>> {
   std::atomic<int>* freed_;
 };
 
+// A parent whose deleter retires its one child into dom: two objects, counted in `freed`.
+template <template <class...> class ObjBase, class Domain>
+retiring_parent<ObjBase, Domain>* parent_with_child(Domain& dom, std::atomic<int>& freed) {
+  using node = retiring_parent<ObjBase, Domain>;
+  return new node(new node(nullptr, &dom, &freed), &dom, &freed);
+}
+
 // Retires the tops of `chains` chains of `depth` into a fresh domain and destroys it; returns
 // how many objects were destroyed by then (all of them, once each, is the contract).
 template <template <class...> class ObjBase, class Domain>

@@ -281,11 +281,10 @@ TEST(FacadeHazardPointer, ALateThreadLocalDestructorMayRetireAndCleanUp) {
 // retires a child: it goes through that detaching attachment, which hands it to the domain
 // (before, the retire was refused).
 TEST(FacadeHazardPointer, ADeleterRunAtThreadExitMayRetire) {
-  using parent = smr::test::retiring_parent<smr::hazard_pointer_obj_base, smr::hazard_pointer_domain>;
   smr::hazard_pointer_domain dom;
   std::atomic<int> freed{0};
   std::thread([&] {
-    for (int i = 0; i < 5; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire({}, dom);
+    for (int i = 0; i < 5; ++i) smr::test::parent_with_child<smr::hazard_pointer_obj_base>(dom, freed)->retire({}, dom);
   }).join();
   EXPECT_EQ(freed.load(), 5) << "the exiting thread's last scan freed the parents, and handed their children to the domain";
   EXPECT_TRUE(smr::hazard_pointer_cleanup(dom));
@@ -403,9 +402,8 @@ TEST(FacadeHazardPointerDeathTest, AStaticDestructorMayRetireAndCleanUp) {
   struct exit_time_user {
     std::atomic<int> freed{0};
     ~exit_time_user() {
-      using parent = smr::test::retiring_parent<smr::hazard_pointer_obj_base, smr::hazard_pointer_domain>;
       smr::hazard_pointer_domain& dom = smr::hazard_pointer_default_domain();
-      for (int i = 0; i < 4; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire();
+      for (int i = 0; i < 4; ++i) smr::test::parent_with_child<smr::hazard_pointer_obj_base>(dom, freed)->retire();
       (new node(0, &freed))->retire();
       const bool cleaned = smr::hazard_pointer_cleanup();
       std::fprintf(stderr, "cleaned: %d, deleted at exit: %d of 9\n", cleaned ? 1 : 0, freed.load());

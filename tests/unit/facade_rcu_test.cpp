@@ -319,12 +319,11 @@ TEST(FacadeRcu, ALateThreadLocalDestructorMayRetireSynchronizeAndBarrier) {
 // retirement of an exited thread (before, it was refused).
 TEST(FacadeRcu, ADeleterRunAtThreadExitMayRetire) {
   smr::test::watchdog dog(60s, "rcu: a deleter at thread exit");
-  using parent = smr::test::retiring_parent<smr::rcu_obj_base, smr::rcu_domain>;
   smr::rcu_domain dom;
   std::atomic<int> freed{0};
   std::atomic<int> step{0};
   std::thread worker([&] {
-    for (int i = 0; i < 5; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire({}, dom);
+    for (int i = 0; i < 5; ++i) smr::test::parent_with_child<smr::rcu_obj_base>(dom, freed)->retire({}, dom);
     step.store(1, std::memory_order_release);
     wait_until(step, 2);
   });  // its handle frees the parents at exit (their grace period has passed); they retire the children
@@ -432,9 +431,8 @@ TEST(FacadeRcuDeathTest, AStaticDestructorMayRetireSynchronizeAndBarrier) {
   struct exit_time_user {
     std::atomic<int> freed{0};
     ~exit_time_user() {
-      using parent = smr::test::retiring_parent<smr::rcu_obj_base, smr::rcu_domain>;
       smr::rcu_domain& dom = smr::rcu_default_domain();
-      for (int i = 0; i < 4; ++i) (new parent(new parent(nullptr, &dom, &freed), &dom, &freed))->retire();
+      for (int i = 0; i < 4; ++i) smr::test::parent_with_child<smr::rcu_obj_base>(dom, freed)->retire();
       smr::rcu_retire(new node(0, &freed));
       smr::rcu_synchronize();
       smr::rcu_barrier();
