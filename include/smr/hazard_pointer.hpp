@@ -27,8 +27,9 @@
 //    retire() calls. Both are detached when the thread exits.
 //  - The default domain (hazard_pointer_default_domain()) is created on first use and never
 //    destroyed, so threads may use it until they end. retire() and hazard_pointer_cleanup() also
-//    work from static destructors and late thread_local destructors, through a one-shot
-//    attachment; a new hazard_pointer there is refused (docs/facades.md, "Lifetimes"). Explicit domains (an
+//    work from static destructors and late thread_local destructors, through an attachment the
+//    thread still has or a one-shot one; a new hazard_pointer there is refused
+//    (docs/facades.md, "Lifetimes"). Explicit domains (an
 //    smr extension; P2530 has only the default one) must outlive every thread that used them,
 //    except the thread that destroys them.
 #pragma once

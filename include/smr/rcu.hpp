@@ -39,7 +39,8 @@
 //    pending retirements of other live threads (docs/facades.md, "rcu_barrier").
 //  - The default domain is created on first use and never destroyed (usable until a thread ends;
 //    from static destructors and late thread_local destructors, retire, rcu_synchronize and
-//    rcu_barrier work through a one-shot attachment, sections are refused: docs/facades.md,
+//    rcu_barrier work through an attachment the thread still has or a one-shot one, sections
+//    are refused: docs/facades.md,
 //    "Lifetimes"). Explicit domains (an smr
 //    extension; the standard's rcu_domain has no public constructor) must outlive every thread
 //    that used them, except the thread that destroys them.

@@ -315,8 +315,8 @@ TEST(FacadeRcu, ALateThreadLocalDestructorMayRetireSynchronizeAndBarrier) {
 }
 
 // A deleter run while the thread's attachments are destroyed (its handle's last frees, at
-// exit) retires a child: it goes through a one-shot attachment and is freed later, like any
-// retirement of an exited thread (before, it was refused).
+// exit) retires a child: it goes through that detaching attachment, which hands it to the
+// domain, and is freed later like any retirement of an exited thread (before, it was refused).
 TEST(FacadeRcu, ADeleterRunAtThreadExitMayRetire) {
   smr::test::watchdog dog(60s, "rcu: a deleter at thread exit");
   smr::rcu_domain dom;

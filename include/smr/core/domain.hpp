@@ -302,6 +302,7 @@ class basic_domain<Rule, FreePolicy>::handle
       static_assert(requires { this->state::reclaim_step(); },
                     "a rule that frees must supply reclaim_step() (core/domain.hpp)");
       const auto deadline = detail::deadline_after(timeout);
+      std::uint64_t freed = this->tc().stats().freed.read();
       for (unsigned round = 0;; ++round) {
         state::reclaim_step();
         this->flush_frees();
@@ -309,6 +310,11 @@ class basic_domain<Rule, FreePolicy>::handle
         // epoch moved), so a thread with an empty limbo must still step until they are gone.
         if (unreclaimed() == 0 && !this->domain().has_orphans()) return true;
         if (std::chrono::steady_clock::now() >= deadline) return false;
+        // A step that freed something made progress: no back-off then. A list whose deleters
+        // each retire the next node frees one node per step, and slept 100 us per node.
+        const std::uint64_t freed_now = this->tc().stats().freed.read();
+        if (freed_now != freed) round = 0;
+        freed = freed_now;
         // Protections are released by other threads: yield first, then stop spinning.
         if (round < 16) std::this_thread::yield();
         else std::this_thread::sleep_for(std::chrono::microseconds(100));

@@ -23,8 +23,9 @@
 // freed memory. Any use of a domain being destroyed other than retiring into it (its deleters
 // run then) is refused too.
 //
-// Not detected: a thread whose first call comes after its thread_locals were destroyed (a main
-// thread that used no facade before exit() and then one from a static destructor) gets a table
+// Not detected: a thread whose first call on this Domain type comes after its thread_locals
+// were destroyed (a main thread that used no RCU before exit(), then RCU from a static
+// destructor; each facade has its own table) gets a table
 // whose destructor never runs (the C++ runtime has already run the thread's), so that call is
 // served, sections included, and the attachment stays registered until the process ends.
 #pragma once
