@@ -37,13 +37,12 @@
 //  - rcu_barrier is the handle's reclaim_now plus the domain's (orphans of exited threads):
 //    it covers the calling thread's retirements and those of threads that have exited, not the
 //    pending retirements of other live threads (docs/facades.md, "rcu_barrier").
-//  - The default domain is created on first use and never destroyed (usable until a thread ends;
-//    from static destructors and late thread_local destructors, retire, rcu_synchronize and
-//    rcu_barrier work through an attachment the thread still has or a one-shot one, sections
-//    are refused: docs/facades.md,
-//    "Lifetimes"). Explicit domains (an smr
-//    extension; the standard's rcu_domain has no public constructor) must outlive every thread
-//    that used them, except the thread that destroys them.
+//  - The default domain is created on first use and never destroyed, so threads may use it until
+//    they end. From static destructors and late thread_local destructors, retire,
+//    rcu_synchronize and rcu_barrier work through an attachment the thread still has or a
+//    one-shot one; sections are refused there (docs/facades.md, "Lifetimes"). Explicit domains
+//    (an smr extension; the standard's rcu_domain has no public constructor) must outlive every
+//    thread that used them, except the thread that destroys them.
 #pragma once
 
 #include "smr/detail/require_cpp20.hpp"
