@@ -1,6 +1,6 @@
-// What the skeleton-level and facade tests share: a node that records its own destruction, the list of
-// every reclaimer in both free policies, and a way to hold one node protected in an operation
-// under any reclaimer (a read phase that reserves it, for NBR).
+// What the skeleton-level and facade tests share: a node that records its own destruction, and a
+// way to hold one node protected in an operation under any reclaimer (a read phase that reserves
+// it, for NBR). The lists of reclaimers they run are in support/reclaimers.hpp.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "smr/smr.hpp"
+#include "support/reclaimers.hpp"
 
 namespace smr::test {
 
@@ -42,28 +43,7 @@ struct counted : Base {
   std::atomic<int>* freed_;
 };
 
-template <class List>
-struct as_gtest_types;
-template <class... T>
-struct as_gtest_types<smr::type_list<T...>> {
-  using type = ::testing::Types<T...>;
-};
-
-template <class List>
-struct with_both_free_policies;
-template <class... Rules>
-struct with_both_free_policies<smr::rule_list<Rules...>> {
-  using type = typename as_gtest_types<decltype((smr::type_list<>{} + ... + smr::free_policy_variants<Rules>()))>::type;
-};
-// Every reclaimer, with batch and (where it applies) with amortized free.
-using every_variant = with_both_free_policies<smr::all_rules>::type;
-
-struct variant_name {
-  template <class R>
-  static std::string GetName(int) {
-    return std::string(R::name);
-  }
-};
+using variant_name = reclaimer_name;  // support/reclaimers.hpp
 
 inline void wait_until(const std::atomic<int>& step, int value) {
   while (step.load(std::memory_order_acquire) < value) std::this_thread::yield();

@@ -28,6 +28,39 @@ struct batch_reclaimers_of<smr::rule_list<Rules...>> {
 // Every reclaimer of smr::all_rules, with batch free.
 using all_reclaimers = batch_reclaimers_of<smr::all_rules>::type;
 
+template <class List>
+struct as_gtest_types;
+template <class... T>
+struct as_gtest_types<smr::type_list<T...>> {
+  using type = ::testing::Types<T...>;
+};
+
+template <class List>
+struct with_both_free_policies;
+template <class... Rules>
+struct with_both_free_policies<smr::rule_list<Rules...>> {
+  using type = typename as_gtest_types<decltype((smr::type_list<>{} + ... + smr::free_policy_variants<Rules>()))>::type;
+};
+// Every reclaimer, with batch and (where it applies) with amortized free.
+using every_variant = with_both_free_policies<smr::all_rules>::type;
+
+// The amortized-free variants (<name>_af) of the rules that free in batches.
+template <class Rule>
+auto amortized_variant() {
+  if constexpr (Rule::traits.frees && Rule::traits.batched_frees) {
+    return smr::type_list<smr::basic_domain<Rule, smr::core::amortized_free<>>>{};
+  } else {
+    return smr::type_list<>{};
+  }
+}
+template <class List>
+struct amortized_reclaimers_of;
+template <class... Rules>
+struct amortized_reclaimers_of<smr::rule_list<Rules...>> {
+  using type = typename as_gtest_types<decltype((smr::type_list<>{} + ... + amortized_variant<Rules>()))>::type;
+};
+using amortized_reclaimers = amortized_reclaimers_of<smr::all_rules>::type;
+
 // The set a test that runs every reclaimer on one structure uses: the restart-from-root
 // Harris-Michael list (every reclaimer but poibr accepts it), or the Bonsai tree for the
 // reclaimers that protect persistent structures only.

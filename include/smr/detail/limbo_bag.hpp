@@ -144,6 +144,14 @@ class limbo_bag {
       for (std::uint32_t i = b->begin; i < b->end; ++i) fn(b->nodes[i]);
   }
 
+  // The same, with each slot writable: for reordering the bag's nodes (detail/address_sort.hpp).
+  // The nodes written must be the bag's own, each once: the bag keeps its size and marks.
+  template <class F>
+  void for_each_slot(F&& fn) {
+    for (block* b = head_; b != nullptr; b = b->next)
+      for (std::uint32_t i = b->begin; i < b->end; ++i) fn(b->nodes[i]);
+  }
+
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
