@@ -44,22 +44,22 @@ struct with_both_free_policies<smr::rule_list<Rules...>> {
 // Every reclaimer, with batch and (where it applies) with amortized free.
 using every_variant = with_both_free_policies<smr::all_rules>::type;
 
-// The amortized-free variants (<name>_af) of the rules that free in batches.
-template <class Rule>
-auto amortized_variant() {
+// The rules that free in batches, each with free policy `Policy` (amortized_free<> gives the
+// <name>_af variants).
+template <class Policy, class Rule>
+auto with_policy_if_batched() {
   if constexpr (Rule::traits.frees && Rule::traits.batched_frees) {
-    return smr::type_list<smr::basic_domain<Rule, smr::core::amortized_free<>>>{};
+    return smr::type_list<smr::basic_domain<Rule, Policy>>{};
   } else {
     return smr::type_list<>{};
   }
 }
-template <class List>
-struct amortized_reclaimers_of;
-template <class... Rules>
-struct amortized_reclaimers_of<smr::rule_list<Rules...>> {
-  using type = typename as_gtest_types<decltype((smr::type_list<>{} + ... + amortized_variant<Rules>()))>::type;
+template <class Policy, class List>
+struct batched_reclaimers_with;
+template <class Policy, class... Rules>
+struct batched_reclaimers_with<Policy, smr::rule_list<Rules...>> {
+  using type = typename as_gtest_types<decltype((smr::type_list<>{} + ... + with_policy_if_batched<Policy, Rules>()))>::type;
 };
-using amortized_reclaimers = amortized_reclaimers_of<smr::all_rules>::type;
 
 // The set a test that runs every reclaimer on one structure uses: the restart-from-root
 // Harris-Michael list (every reclaimer but poibr accepts it), or the Bonsai tree for the

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <random>
 #include <vector>
 
@@ -82,50 +81,55 @@ TEST(AmortizedFree, ThreadExitFreesParkedNodes) {
   EXPECT_EQ(static_cast<std::int64_t>(s.retired - s.freed), s.unreclaimed);
 }
 
-// The order in which a deleter saw its nodes.
-std::vector<counted*>& free_order() {
-  static std::vector<counted*> order;
+// The addresses of the nodes a deleter freed, in order (as numbers: the nodes are gone).
+std::vector<std::uintptr_t>& free_order() {
+  static std::vector<std::uintptr_t> order;
   return order;
 }
 struct record_free {
   void operator()(counted* n) const {
-    free_order().push_back(n);
+    free_order().push_back(reinterpret_cast<std::uintptr_t>(n));
     delete n;
   }
 };
 
 // Retires `n` nodes, allocated by new in one go and retired in a shuffled order, in one
 // operation, then runs operations until all are freed; returns the retirement order.
-std::vector<counted*> retire_shuffled_and_drain(ebr_af& domain, std::size_t n) {
+std::vector<std::uintptr_t> retire_shuffled_and_drain(ebr_af& domain, std::size_t n) {
   free_order().clear();
   std::vector<counted*> nodes;
   for (std::size_t i = 0; i < n; ++i) nodes.push_back(new counted);
   std::shuffle(nodes.begin(), nodes.end(), std::mt19937_64{n});
+  std::vector<std::uintptr_t> retired;
   auto h = domain.attach();
   {
     auto g = h.begin_op();
-    for (counted* c : nodes) g.retire(c, record_free{});
+    for (counted* c : nodes) {
+      retired.push_back(reinterpret_cast<std::uintptr_t>(c));
+      g.retire(c, record_free{});
+    }
   }
   for (int op = 0; op < 100'000 && free_order().size() < n; ++op) { auto g = h.begin_op(); }
-  return nodes;
+  return retired;
 }
 
-// A large safe batch is parked in address order (free_policy.hpp says why); the nodes are
-// freed in that order, each once.
+// A safe batch of sort_from nodes (the threshold itself) is parked in address order
+// (free_policy.hpp says why); the nodes are freed in that order, each once.
 TEST(AmortizedFree, ParksALargeSafeBatchInAddressOrder) {
   ebr_af domain({.advance_every = 1});
-  std::vector<counted*> retired = retire_shuffled_and_drain(domain, 3000);
-  ASSERT_EQ(free_order().size(), 3000u);
-  EXPECT_TRUE(std::is_sorted(free_order().begin(), free_order().end(), std::less<>{}));
-  std::sort(retired.begin(), retired.end(), std::less<>{});
+  constexpr std::size_t n = ebr_af::free_policy::sort_from;
+  std::vector<std::uintptr_t> retired = retire_shuffled_and_drain(domain, n);
+  ASSERT_EQ(free_order().size(), n);
+  EXPECT_TRUE(std::is_sorted(free_order().begin(), free_order().end()));
+  std::sort(retired.begin(), retired.end());
   EXPECT_EQ(free_order(), retired);
 }
 
-// Below the threshold a batch keeps its retirement order: sorting a few nodes costs more than
-// their order saves.
+// One node fewer keeps its retirement order: sorting a few nodes costs more than their order
+// saves.
 TEST(AmortizedFree, KeepsASmallSafeBatchInRetirementOrder) {
   ebr_af domain({.advance_every = 1});
-  const std::vector<counted*> retired = retire_shuffled_and_drain(domain, ebr_af::free_policy::sort_from - 1);
+  const std::vector<std::uintptr_t> retired = retire_shuffled_and_drain(domain, ebr_af::free_policy::sort_from - 1);
   EXPECT_EQ(free_order(), retired);
 }
 

@@ -57,9 +57,9 @@ class batch_free {
 // from all over the heap, and a profile put the extra time in the structure's operations, not in
 // the frees. In five interleaved runs (20K-key hash map, jemalloc), the sort raised rcu_af's
 // ratio to rcu (32K-node batches) by 4-6 points at 2 threads in every run (medians 0.81-1.00
-// unsorted, 0.87-1.04 sorted) and by 0-3 at 8; with glibc and tcmalloc, and for the other schemes
-// whose batches reach the threshold (nbr, and qsbr, ebr and token when oversubscribed), the
-// ratios moved within the runs' spread (docs/guide.md). Smaller batches are not sorted: a first
+// unsorted, 0.87-1.04 sorted) and by 0-3 at 8. In one run of 5 rounds with glibc and tcmalloc
+// too, and nbr, qsbr and token beside rcu (docs/guide.md has the table), the other cells moved
+// by -5 to +8 points, most within the rounds' ranges. Smaller batches are not sorted: a first
 // version that sorted every batch (std::sort into a fresh vector) cost qsbr_af and debra_af 8-9%
 // at 2 threads, where their batches are a few dozen nodes. Batch frees are not sorted either:
 // measured the same way, rcu gained nothing (31.4 against 31.3 Mops/s at 2 threads, 28.9

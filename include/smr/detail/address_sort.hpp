@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <new>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -29,14 +29,16 @@ namespace smr::detail {
 class address_sorter {
  public:
   // Sorts the bag's nodes by address; returns false, with the bag untouched, if the scratch
-  // could not grow (the order is an optimization, never needed for safety).
+  // could not grow or the bag is too large for the 32-bit counts (the order is an
+  // optimization, never needed for safety).
   bool sort(limbo_bag& bag) noexcept {
     const std::size_t n = bag.size();
     if (n < 2) return true;
+    if (n > std::numeric_limits<std::uint32_t>::max()) return false;
     try {
       nodes_.reserve(n);
       scratch_.resize(n);
-    } catch (const std::bad_alloc&) {
+    } catch (...) {  // bad_alloc, or length_error
       return false;
     }
     nodes_.clear();

@@ -1,4 +1,5 @@
-// The one limbo bag: a FIFO of retired nodes, kept as pointers in a chain of blocks.
+// The one limbo bag: a FIFO of retired nodes, kept as pointers in a chain of blocks (reordered
+// only by detail::address_sorter, for amortized free).
 //
 // Owned by a single thread (no synchronization inside). Every reclaimer keeps its retired nodes
 // in these bags; what differs between reclaimers is only *when* a node may leave one, which they
