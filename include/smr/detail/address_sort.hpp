@@ -4,7 +4,7 @@
 // An LSD radix sort on the bits in which the addresses differ: 11-bit digits, so the counts fit
 // in L1 and a batch spread over a few megabytes of heap sorts in two passes over the pointers
 // (never the nodes, which are cold by now). std::sort took 17% of rcu_af's time on a 20K-key
-// hash map; this takes a few nanoseconds a node.
+// hash map (2 threads, jemalloc; perf, cpu-clock samples); this takes 2%, about 6 ns a node.
 //
 // The scratch vectors are kept between sorts: a batch of 32K nodes needs 512 KiB of them, and
 // allocating that afresh for each batch maps and faults in new pages every time. They stay at
