@@ -29,9 +29,8 @@
 //    destroyed, so threads may use it until they end. retire() and hazard_pointer_cleanup() also
 //    work from static destructors and late thread_local destructors, through an attachment the
 //    thread still has or a one-shot one; a new hazard_pointer there is refused
-//    (docs/facades.md, "Lifetimes"). Explicit domains (an
-//    smr extension; P2530 has only the default one) must outlive every thread that used them,
-//    except the thread that destroys them.
+//    (docs/facades.md, "Lifetimes"). Explicit domains (an smr extension; P2530 has only the
+//    default one) must outlive every thread that used them, except the thread that destroys them.
 #pragma once
 
 #include "smr/detail/require_cpp20.hpp"

@@ -25,9 +25,9 @@
 //
 // Not detected: a thread whose first call on this Domain type comes after its thread_locals
 // were destroyed (a main thread that used no RCU before exit(), then RCU from a static
-// destructor; each facade has its own table) gets a table
-// whose destructor never runs (the C++ runtime has already run the thread's), so that call is
-// served, sections included, and the attachment stays registered until the process ends.
+// destructor; each facade has its own table) gets a table whose destructor never runs (the C++
+// runtime has already run the thread's), so that call is served, sections included, and the
+// attachment stays registered until the process ends.
 #pragma once
 
 #include <cstddef>
