@@ -1,6 +1,6 @@
 // The free policies: batch_free hands a safe batch to the allocator at once; amortized_free
 // parks it and frees PerOperation nodes at the start of each operation (plus as many as the
-// thread retired since its previous one), and everything at exit. And the free profile both
+// thread retired since its previous one, and more for a large backlog), and everything at exit. And the free profile both
 // feed (smr/core/free_profile.hpp).
 #include <gtest/gtest.h>
 
@@ -66,6 +66,35 @@ TEST(AmortizedFree, KeepsPaceWithManyRetirementsPerOperation) {
   EXPECT_EQ(domain.stats().retired, 40000u);
   // A fixed two frees per operation would leave about 18 x 1,900 nodes behind by now.
   EXPECT_LT(worst, 400) << "the amortized backlog grew with the number of operations";
+}
+
+// A large safe batch drains within drain_within operations, spread evenly over them
+// (free_policy.hpp says why), instead of at two frees per operation.
+TEST(AmortizedFree, DrainsALargeBacklogWithinDrainWithin) {
+  ebr_af domain({.advance_every = 1});
+  constexpr std::size_t within = ebr_af::free_policy::drain_within;
+  constexpr std::size_t n = 10 * within + 7;
+  constexpr std::uint64_t per_operation = (n + within - 1) / within;  // 11
+  auto h = domain.attach();
+  retire_batch(h, static_cast<int>(n));
+  std::uint64_t freed = 0;
+  for (int op = 0; op < 20 && freed == 0; ++op) {
+    { auto g = h.begin_op(); }
+    freed = domain.stats().freed;
+  }
+  ASSERT_GT(freed, 0u) << "the batch never became safe";
+  std::size_t operations = 1;
+  std::uint64_t most = freed;
+  while (freed < n && operations < 2 * within) {
+    { auto g = h.begin_op(); }
+    const std::uint64_t now = domain.stats().freed;
+    most = std::max(most, now - freed);
+    freed = now;
+    ++operations;
+  }
+  EXPECT_EQ(freed, n);
+  EXPECT_LE(operations, within) << "the backlog took longer than drain_within operations";
+  EXPECT_EQ(most, per_operation) << "frees were not spread evenly over the operations";
 }
 
 TEST(AmortizedFree, ThreadExitFreesParkedNodes) {

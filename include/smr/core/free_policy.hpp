@@ -15,6 +15,7 @@
 //   pending()                                -- safe nodes not yet freed
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -41,16 +42,31 @@ class batch_free {
 };
 
 // Frees `PerOperation` parked nodes per operation, plus as many as the thread retired since it
-// last freed or parked some. The paper frees them "one by one, each time a data structure
-// operation is performed"; a set or queue operation retires at most one node, so one free per
-// operation keeps up on average and two (the default) also drains what a thread adopts from
-// exited threads. An update of a persistent tree retires a whole path (the Bonsai tree: about
-// 20 nodes at 65,536 keys), and a fixed number per operation would fall behind without bound:
-// matching the thread's own retire rate keeps the backlog at what the reclaimer holds back.
+// last freed or parked some, and faster when a large batch is parked: whatever is parked when a
+// batch arrives is freed within `drain_within` operations of the thread. The paper frees them
+// "one by one, each time a data structure operation is performed"; a set or queue operation
+// retires at most one node, so one free per operation keeps up on average and two (the default)
+// also drains what a thread adopts from exited threads. An update of a persistent tree retires a
+// whole path (the Bonsai tree: about 20 nodes at 65,536 keys), and a fixed number per operation
+// would fall behind without bound: matching the thread's own retire rate keeps the backlog at
+// what the reclaimer holds back.
+//
+// Why drain_within. At two frees per operation a 32K-node batch (rcu's, nbr's) stays parked for
+// 16K operations, and the nodes a thread allocates meanwhile are the ones it just freed, spread
+// over the whole batch's memory instead of packed where a bulk free would have refilled the
+// allocator (docs/guide.md has the counts). On a 2K-key list, whose traversals live in the
+// first-level cache, that cost rcu_af, nbr_af and nbr_plus_af 12-14% against their batch
+// variants (jemalloc, 2 and 8 threads). Freeing each parked backlog within 1,024 operations
+// brought them to 0.96-1.08x in one interleaved run (3 rounds); within 256, 0.90-1.05x. A batch
+// below 2,048 nodes drains at two per operation as before, so the schemes whose batches are a
+// few dozen nodes are unchanged. A free call is as long as before: an operation makes more of
+// them (32 for rcu's batch), which is what amortizing over 1,024 operations instead of 16K
+// means.
+//
 // Freeing in groups instead (every 16 or 64 operations, that many operations' worth at once)
-// was measured against this on the 20K-key hash map, jemalloc, 2 and 8 threads, in two runs:
-// rcu_af gained 0-7%, qsbr_af and token_af moved by at most 3% either way, inside the runs'
-// spread. Not kept: bursts of frees inside operations again, for a gain that is not clear.
+// was measured against two per operation on the 20K-key hash map, jemalloc, 2 and 8 threads, in
+// two runs: rcu_af gained 0-7%, qsbr_af and token_af moved by at most 3% either way, inside the
+// runs' spread. Not kept: bursts of frees inside operations again, for a gain that is not clear.
 //
 // A safe batch of sort_from nodes or more is parked in address order (detail/address_sort.hpp).
 // Parked in retirement order, such a batch goes back to the allocator a node or two at a time
@@ -72,6 +88,8 @@ class amortized_free {
   static constexpr std::string_view suffix = "_af";
   // The smallest safe batch parked in address order.
   static constexpr std::size_t sort_from = 1024;
+  // Whatever is parked when a batch arrives is freed within this many operations.
+  static constexpr std::size_t drain_within = 1024;
   static constexpr std::string_view summary_suffix = "; amortized free (Epochs too epic §3.3)";
 
   void release(detail::limbo_bag&& safe, detail::thread_core& tc) {
@@ -79,6 +97,7 @@ class amortized_free {
     if (parked_.empty()) retired_seen_ = tc.stats().retired.read();
     if (safe.size() >= sort_from) sorter_.sort(safe);  // best effort: false leaves it unsorted
     parked_.splice(std::move(safe));
+    per_operation_ = std::max<std::uint64_t>(PerOperation, (parked_.size() + drain_within - 1) / drain_within);
   }
   // Most operations find nothing parked (the backlog drains faster than a thread retires), so
   // that test is all they pay, inline. Doing the budget's bookkeeping in every operation, out
@@ -94,7 +113,7 @@ class amortized_free {
   [[gnu::noinline]] void free_some(detail::thread_core& tc) {
     // The thread's own counter (written only by it): no synchronization.
     const std::uint64_t retired = tc.stats().retired.read();
-    std::uint64_t budget = PerOperation + (retired - retired_seen_);
+    std::uint64_t budget = per_operation_ + (retired - retired_seen_);
     retired_seen_ = retired;
     for (; budget != 0; --budget) {
       retired_node* n = parked_.pop_front();
@@ -108,6 +127,8 @@ class amortized_free {
   // The thread's retired count when it last freed parked nodes or parked a batch on an empty
   // backlog.
   std::uint64_t retired_seen_ = 0;
+  // Frees per operation until the backlog is empty: PerOperation, or more for a large one.
+  std::uint64_t per_operation_ = PerOperation;
 };
 
 }  // namespace smr::core
