@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "smr/smr.hpp"
@@ -243,6 +245,17 @@ TEST(FreeProfile, AmortizedFreesAreSampledAlike) {
   expect_sampled_share(p.calls.samples(), s.freed);
   // Only the exit flush frees a batch.
   EXPECT_LE(p.batches.samples(), 1u);
+}
+
+// What a free policy does on the way to the allocator (amortized free's sort of a large batch)
+// is timed each and counted as time in free.
+TEST(FreeProfile, WorkBeforeFreeingCountsAsTimeInFree) {
+  smr::core::thread_stats stats;
+  smr::core::unreclaimed_gauge gauge;
+  smr::detail::thread_core tc(stats, gauge, nullptr);
+  tc.free_work([] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); });
+  EXPECT_GE(stats.free_time_ns.read(), 2'000'000u);
+  EXPECT_EQ(stats.freed.read(), 0u) << "free_work frees nothing itself";
 }
 
 TEST(FreeProfile, RestartClearsAndADomainWithoutOneRecordsNothing) {

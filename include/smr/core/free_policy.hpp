@@ -95,7 +95,8 @@ class amortized_free {
   void release(detail::limbo_bag&& safe, detail::thread_core& tc) {
     // Retirements while nothing was parked owe no frees: the budget counts from here.
     if (parked_.empty()) retired_seen_ = tc.stats().retired.read();
-    if (safe.size() >= sort_from) sorter_.sort(safe);  // best effort: false leaves it unsorted
+    // Best effort: a failed sort leaves the batch unsorted. Its time counts as time in free.
+    if (safe.size() >= sort_from) tc.free_work([&] { sorter_.sort(safe); });
     parked_.splice(std::move(safe));
     per_operation_ = std::max<std::uint64_t>(PerOperation, (parked_.size() + drain_within - 1) / drain_within);
   }
