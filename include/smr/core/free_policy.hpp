@@ -55,13 +55,13 @@ class batch_free {
 // 16K operations, and the nodes a thread allocates meanwhile are the ones it just freed, spread
 // over the whole batch's memory instead of packed where a bulk free would have refilled the
 // allocator (docs/guide.md has the counts). On a 2K-key list, whose traversals live in the
-// first-level cache, that cost rcu_af, nbr_af and nbr_plus_af 12-14% against their batch
-// variants (jemalloc, 2 and 8 threads). Freeing each parked backlog within 1,024 operations
-// brought them to 0.96-1.08x in one interleaved run (3 rounds); within 256, 0.90-1.05x. A batch
-// below 2,048 nodes drains at two per operation as before, so the schemes whose batches are a
-// few dozen nodes are unchanged. A free call is as long as before: an operation makes more of
-// them (32 for rcu's batch), which is what amortizing over 1,024 operations instead of 16K
-// means.
+// first-level cache, that cost rcu_af, nbr_af and nbr_plus_af 6-20% against their batch
+// variants at 2 threads (glibc, jemalloc, tcmalloc). Freeing each parked backlog within 1,024
+// operations brought them to 0.95-1.06x in one interleaved run (3 rounds); within 256 did about
+// as well except nbr_af (0.90x). A backlog of up to 2,048 nodes drains at two per operation as
+// before, so the schemes whose batches are a few dozen nodes are unchanged. An operation makes
+// more free calls while a large batch drains (32 for rcu's), each no longer: in the same runs
+// the p99.9 of a free call was 0.36-1.16x of before (median 0.88).
 //
 // Freeing in groups instead (every 16 or 64 operations, that many operations' worth at once)
 // was measured against two per operation on the 20K-key hash map, jemalloc, 2 and 8 threads, in
@@ -94,11 +94,15 @@ class amortized_free {
 
   void release(detail::limbo_bag&& safe, detail::thread_core& tc) {
     // Retirements while nothing was parked owe no frees: the budget counts from here.
-    if (parked_.empty()) retired_seen_ = tc.stats().retired.read();
+    const bool was_empty = parked_.empty();
+    if (was_empty) retired_seen_ = tc.stats().retired.read();
     // Best effort: a failed sort leaves the batch unsorted. Its time counts as time in free.
     if (safe.size() >= sort_from) tc.free_work([&] { sorter_.sort(safe); });
     parked_.splice(std::move(safe));
-    per_operation_ = std::max<std::uint64_t>(PerOperation, (parked_.size() + drain_within - 1) / drain_within);
+    // The rate only rises while a backlog remains: a small batch arriving behind a large one
+    // must not stretch the large one's drain past drain_within operations (the backlog is FIFO).
+    const std::uint64_t needed = (parked_.size() + drain_within - 1) / drain_within;
+    per_operation_ = std::max<std::uint64_t>(was_empty ? PerOperation : per_operation_, needed);
   }
   // Most operations find nothing parked (the backlog drains faster than a thread retires), so
   // that test is all they pay, inline. Doing the budget's bookkeeping in every operation, out
