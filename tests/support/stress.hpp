@@ -82,6 +82,17 @@ inline void run_threads(unsigned threads, const std::function<void(unsigned)>& b
   for (auto& th : pool) th.join();
 }
 
+// After the last test, poison mode ends and the quarantine's blocks go back to the allocator, so
+// that LeakSanitizer (ASan with SMR_POISON=1) does not report them. Every test's domains are gone
+// by then; a block freed later (a function-local static) goes straight back, unpoisoned.
+class poison_quarantine_drain final : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    smr::core::set_poison_on_free(false);
+    smr::core::drain_quarantine();
+  }
+};
+
 // SMR_POISON=1 turns on poison mode (core/node.hpp) for the whole test program: the
 // use-after-free detector of builds without ASan (freed nodes are overwritten and quarantined,
 // so a late reader sees impossible keys or follows a poisoned link and faults).
@@ -89,6 +100,7 @@ inline const bool poison_from_environment = [] {
   const char* s = std::getenv("SMR_POISON");
   const bool on = s != nullptr && std::string_view(s) == "1";
   smr::core::set_poison_on_free(on);
+  if (on) ::testing::AddGlobalTestEnvironment(new poison_quarantine_drain);  // gtest owns it
   return on;
 }();
 
