@@ -15,7 +15,7 @@
 // record copy. Nodes' info, marked and child links are rl::atomics: an access after the free is
 // reported.
 //
-// Planted bug (SMR_MODEL_PLANTED + SMR_MODEL_PLANT_RELAXED_FREEZE): the freeze CAS is relaxed
+// Planted bug (relacy_ab_tree_planted: --relaxed-freeze, detail/llx_scx.hpp): the freeze CAS is relaxed
 // instead of release, so a helper that reads the SCX's tag from a node's info is not ordered after
 // the record's fields: its copy can hold the fields of the record's previous SCX, whose sequence
 // check still passes, and it helps that old SCX on nodes retired and freed since (found by the
@@ -68,6 +68,6 @@ struct ab_tree_model : rl::test_suite<ab_tree_model, 2>, structure_fixture<recla
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run<ab_tree_model>("ab_tree (LLX/SCX) / ebr, 2 threads", {random_search(100000)}, argc,
-                            argv);
+  return run<ab_tree_model>("ab_tree (LLX/SCX) / ebr, 2 threads", {random_search(100000)}, argc, argv,
+                            {plant_switch("relaxed-freeze", smr::core::relacy_plant::relaxed_freeze)});
 }

@@ -6,7 +6,7 @@
 // operations can advance the epoch three times and free the first popped node while the reader
 // may still hold it.
 //
-// Planted bug (SMR_MODEL_PLANTED + SMR_RELACY_PLANT_WEAK_FENCE): the seq_cst fence after the
+// Planted bug (relacy_debra_planted: --weak-fence, core/atomic.hpp): the seq_cst fence after the
 // announcement (leaving the quiescent state) becomes acq_rel, so a check may read the reader as
 // still quiescent although it already read `top`.
 //
@@ -29,5 +29,6 @@ struct debra_setup {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<stack_model<debra_setup>>("debra / treiber_stack, 2 threads",
-                                       {random_search(200000), bounded_search(1)}, argc, argv);
+                                       {random_search(200000), bounded_search(1)}, argc, argv,
+                                       {weak_fence_switch()});
 }

@@ -7,7 +7,7 @@
 // advances, exactly what freeing the first popped node takes (tag = announced epoch + 1, freed
 // once the epoch reaches tag + 2), so the interesting race needs a single preemption.
 //
-// Planted bug (SMR_MODEL_PLANTED + SMR_RELACY_PLANT_WEAK_FENCE): the seq_cst fences of the
+// Planted bug (relacy_ebr_planted: --weak-fence, core/atomic.hpp): the seq_cst fences of the
 // announcement (epoch_clock::announce) become acq_rel. The store-load order between "I am in
 // epoch e" and "read `top`" is gone: the reclaimer's scans may read the reader's slot as still
 // quiescent and advance twice past it, and the node the reader holds is freed.
@@ -32,5 +32,6 @@ struct ebr_setup {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<stack_model<ebr_setup>>("ebr / treiber_stack, 2 threads",
-                                     {random_search(200000), bounded_search(1)}, argc, argv);
+                                     {random_search(200000), bounded_search(1)}, argc, argv,
+                                     {weak_fence_switch()});
 }

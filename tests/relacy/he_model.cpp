@@ -11,7 +11,7 @@
 //    (tests/support/broken_reclaimers.hpp), whose protect() reads the link once and publishes
 //    the node's birth era without re-reading the link: a scan between the read and the
 //    publication frees the node under the reader.
-//  relacy_he_planted_fence (+ SMR_RELACY_PLANT_WEAK_FENCE): the real he with fences X
+//  relacy_he_planted_fence (relacy_he --weak-fence, core/atomic.hpp): the real he with fences X
 //    (publication), Y (scan) and Z (retire era) weakened to acq_rel.
 #include <type_traits>
 
@@ -22,10 +22,8 @@
 namespace {
 
 struct he_setup {
-  // The fence plant (SMR_RELACY_PLANT_WEAK_FENCE) breaks the real code; the default plant is
-  // the adaptor.
-  static constexpr bool adaptor = smr::model::planted && !smr::model::weak_fence_planted;
-  using reclaimer = std::conditional_t<adaptor, smr::test::unvalidated_protect<smr::he>, smr::he>;
+  // The planted program runs on the adaptor; the fence plant is a switch of the real one.
+  using reclaimer = std::conditional_t<smr::model::planted, smr::test::unvalidated_protect<smr::he>, smr::he>;
   static smr::he::config config() {
     return {.slots = 1, .epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
   }
@@ -37,5 +35,6 @@ struct he_setup {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<stack_model<he_setup>>("he / treiber_stack, 2 threads",
-                                    {random_search(200000), bounded_search(1)}, argc, argv);
+                                    {random_search(200000), bounded_search(1)}, argc, argv,
+                                    {weak_fence_switch()});
 }

@@ -9,7 +9,7 @@
 //    (tests/support/broken_reclaimers.hpp), whose protect() reads `top` and publishes it with
 //    hold() but neither fences nor re-reads: the reclaimer can pop, scan and free the node
 //    between the reader's read and its publication.
-//  relacy_hp_planted_fence (+ SMR_RELACY_PLANT_WEAK_FENCE): the real hp, with fences X
+//  relacy_hp_planted_fence (relacy_hp --weak-fence, core/atomic.hpp): the real hp, with fences X
 //    (protect) and Y (scan) weakened to acq_rel: the validation re-read may miss the unlink
 //    while the scan misses the hazard.
 //
@@ -25,11 +25,9 @@
 namespace {
 
 struct hp_setup {
-  // The fence plant (SMR_RELACY_PLANT_WEAK_FENCE) breaks the real code; the default plant is
-  // the adaptor.
-  static constexpr bool adaptor = smr::model::planted && !smr::model::weak_fence_planted;
+  // The planted program runs on the adaptor; the fence plant is a switch of the real one.
   using reclaimer =
-      std::conditional_t<adaptor, smr::test::unvalidated_protect<smr::hp>, smr::hp>;
+      std::conditional_t<smr::model::planted, smr::test::unvalidated_protect<smr::hp>, smr::hp>;
   static smr::hp::config config() { return {.slots = 1, .scan_threshold = 1}; }
   static constexpr int churn = 1;
 };
@@ -39,5 +37,6 @@ struct hp_setup {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<stack_model<hp_setup>>("hp / treiber_stack, 2 threads",
-                                    {random_search(200000), bounded_search(1)}, argc, argv);
+                                    {random_search(200000), bounded_search(1)}, argc, argv,
+                                    {weak_fence_switch()});
 }

@@ -12,7 +12,7 @@
 //    reserved upper era (hold() is a no-op for IBR). A node born after the reader's begin_op is
 //    then outside its interval [lower, upper], and the scan frees it under the reader. (The
 //    off-by-one in the conflict test itself cannot be planted from outside ibr_2ge.hpp.)
-//  relacy_ibr_2ge_planted_fence (+ SMR_RELACY_PLANT_WEAK_FENCE): the real ibr_2ge with fences
+//  relacy_ibr_2ge_planted_fence (relacy_ibr_2ge --weak-fence, core/atomic.hpp): the real ibr_2ge with fences
 //    X (reservation), Y (scan) and Z (retire era) weakened to acq_rel.
 //
 // Explored (2 threads): 200,000 random schedules and the exhaustive context-bound search with one
@@ -27,11 +27,9 @@
 namespace {
 
 struct ibr_setup {
-  // The fence plant (SMR_RELACY_PLANT_WEAK_FENCE) breaks the real code; the default plant is
-  // the adaptor.
-  static constexpr bool adaptor = smr::model::planted && !smr::model::weak_fence_planted;
+  // The planted program runs on the adaptor; the fence plant is a switch of the real one.
   using reclaimer =
-      std::conditional_t<adaptor, smr::test::unvalidated_protect<smr::ibr_2ge>, smr::ibr_2ge>;
+      std::conditional_t<smr::model::planted, smr::test::unvalidated_protect<smr::ibr_2ge>, smr::ibr_2ge>;
   static smr::ibr_2ge::config config() {
     return {.epoch_frequency = 1, .scale_epoch_frequency = false, .empty_frequency = 1};
   }
@@ -43,5 +41,6 @@ struct ibr_setup {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<stack_model<ibr_setup>>("ibr_2ge / treiber_stack, 2 threads",
-                                     {random_search(200000), bounded_search(1)}, argc, argv);
+                                     {random_search(200000), bounded_search(1)}, argc, argv,
+                                    {weak_fence_switch()});
 }

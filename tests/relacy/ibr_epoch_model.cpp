@@ -5,7 +5,7 @@
 // every retirement scans (empty_frequency = 1), so a node retired by thread 1 is freed at once
 // unless thread 0's reservation is at or before its retire era; churn = 1.
 //
-// Planted bug (relacy_ibr_epoch_planted, SMR_RELACY_PLANT_WEAK_FENCE): the fences X
+// Planted bug (relacy_ibr_epoch_planted: --weak-fence, core/atomic.hpp): the fences X
 // (reservation), Y (scan) and Z (retire era) weakened to acq_rel, so the reservation can become
 // visible after the reader's first read and a scan in between misses it.
 #include "smr/reclaimers/ibr_epoch.hpp"
@@ -26,5 +26,6 @@ struct ibr_epoch_setup {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<stack_model<ibr_epoch_setup>>("ibr_epoch / treiber_stack, 2 threads",
-                                           {random_search(200000), bounded_search(1)}, argc, argv);
+                                           {random_search(200000), bounded_search(1)}, argc, argv,
+                                           {weak_fence_switch()});
 }

@@ -17,7 +17,7 @@
 // Searches: a random one and the context-bound one with 1 preemption (1.25M schedules, 5 s).
 //
 // Planted bug.
-//  relacy_lfrc_pool_planted (SMR_MODEL_PLANTED, SMR_MODEL_PLANT_LFRC_GIVE_BACK): give_back()
+//  relacy_lfrc_pool_planted (--give-back-at-once, reclaimers/lfrc.hpp): give_back()
 //    pushes the block at once, as it did before the fix.
 #include <optional>
 
@@ -110,5 +110,6 @@ struct pool_model : rl::test_suite<pool_model, 3> {
 
 int main(int argc, char** argv) {
   using namespace smr::model;
-  return run<pool_model>("lfrc pool: take, give_back, 3 threads", {random_search(200000), bounded_search(1)}, argc, argv);
+  return run<pool_model>("lfrc pool: take, give_back, 3 threads", {random_search(200000), bounded_search(1)}, argc, argv,
+                         {plant_switch("give-back-at-once", smr::core::relacy_plant::lfrc_give_back_at_once)});
 }

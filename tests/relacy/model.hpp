@@ -2,11 +2,17 @@
 // that drives each model through a random search and a context-bound (bounded-preemption)
 // search and decides whether the outcome is the expected one.
 //
-// Every model source is built twice (tests/relacy/CMakeLists.txt): as is, where every search
-// must succeed, and with SMR_MODEL_PLANTED defined, where a known bug is planted and some search
-// must report it as a memory-safety failure (access to freed memory, data race on a node field,
-// double free, or a failed value check). A planted run that ends in a livelock, deadlock or an
-// exhausted search counts as *not caught*: only a detection makes it pass.
+// Every model runs as is, where every search must succeed, and with a known bug planted, where
+// some search must report it as a memory-safety failure (access to freed memory, data race on a
+// node field, double free, or a failed value check). A planted run that ends in a livelock,
+// deadlock or an exhausted search counts as *not caught*: only a detection makes it pass.
+// A plant that is a different type (a broken reclaimer of tests/support/broken_reclaimers.hpp)
+// is a second program, built with SMR_MODEL_PLANTED (tests/relacy/CMakeLists.txt); a plant that
+// is a switch in the same code (a model's own, or the library's relacy_plant switches of
+// core/atomic.hpp) is a command-line option of the one program, `--<name>`, as are the
+// variants of a model that change its roles but not its types. Most of a model's compilation is
+// Relacy's simulator instantiated for the model's test type, so a switch costs no compilation
+// and a second program costs all of it again.
 #pragma once
 
 #if !defined(SMR_RELACY)
@@ -27,17 +33,24 @@
 
 namespace smr::model {
 
+// This program is the model's planted type (a broken reclaimer in place of the real one).
 #if defined(SMR_MODEL_PLANTED)
 inline constexpr bool planted = true;
 #else
 inline constexpr bool planted = false;
 #endif
-// The planted bug is core/atomic.hpp's weak seq_cst fences rather than the model's own plant.
-#if defined(SMR_RELACY_PLANT_WEAK_FENCE)
-inline constexpr bool weak_fence_planted = true;
-#else
-inline constexpr bool weak_fence_planted = false;
-#endif
+
+// A command-line switch of a model: `--<name>` sets *flag before the searches. A plant switch
+// plants a bug, and the run must then catch it; a variant switch changes what the model runs.
+struct model_switch {
+  const char* name;
+  bool* flag;
+  bool plants;
+};
+inline model_switch plant_switch(const char* name, bool& flag) { return {name, &flag, true}; }
+inline model_switch variant_switch(const char* name, bool& flag) { return {name, &flag, false}; }
+// core/atomic.hpp's weak seq_cst fences, a plant for every model of an announcement-based scheme.
+inline model_switch weak_fence_switch() { return plant_switch("weak-fence", smr::core::relacy_plant::weak_fence); }
 
 // A node's non-atomic contents. rl::var reports a read that is not ordered after the write (a
 // node published without release/acquire, or memory recycled under a reader) as a data race,
@@ -133,7 +146,7 @@ inline void print_head(const std::string& text, int lines) {
 
 // Runs one search of Test and prints a line about it; returns Relacy's verdict.
 template <class Test>
-rl::test_result_e run_search(const search& s) {
+rl::test_result_e run_search(const search& s, bool expect_detection) {
   rl::test_params p;
   p.search_type = s.type;
   p.iteration_count = s.iterations;
@@ -169,43 +182,64 @@ rl::test_result_e run_search(const search& s) {
   if constexpr (requires { Test::report(); }) {
     if (ok) Test::report();  // the model's own evidence of coverage
   }
-  if (!ok) print_head(out.str().c_str(), planted ? 12 : 400);
+  if (!ok) print_head(out.str().c_str(), expect_detection ? 12 : 400);
   return p.test_result;
 }
 
-// Runs Test under each search. Real model: every search must succeed. Planted model: at least
-// one search must detect the bug (all searches still run, so the log shows which ones catch
-// it). Returns the process exit code. Arguments replace the default searches, for exploring:
-//   <model> random <iterations> | <model> bound <preemptions>   (repeatable)
+// Runs Test under each search. Real model: every search must succeed. Planted model (the planted
+// type, or a plant switch given): at least one search must detect the bug (the searches stop at
+// the first detection, so the log shows which one catches it). Returns the process exit code.
+// Arguments: the model's switches first, then searches that replace the default ones:
+//   <model> [--<switch>]... [random <iterations> | bound <preemptions>]...
 template <class Test>
-int run(const char* model, std::initializer_list<search> defaults, int argc, char** argv) {
+int run(const char* model, std::initializer_list<search> defaults, int argc, char** argv,
+        std::initializer_list<model_switch> switches = {}) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress stays visible under ctest's time-out
+  auto usage = [&] {
+    std::string names;
+    for (const model_switch& w : switches) names += std::string(" [--") + w.name + "]";
+    std::fprintf(stderr, "usage: %s%s [random <iterations> | bound <preemptions>]...\n", argv[0], names.c_str());
+    return 2;
+  };
+  bool expect_detection = planted;
+  std::string active;
+  int i = 1;
+  for (; i < argc && std::string(argv[i]).rfind("--", 0) == 0; ++i) {
+    const model_switch* found = nullptr;
+    for (const model_switch& w : switches)
+      if (argv[i] + 2 == std::string(w.name)) found = &w;
+    if (found == nullptr) {
+      std::fprintf(stderr, "%s: unknown switch %s\n", argv[0], argv[i]);
+      return usage();
+    }
+    *found->flag = true;
+    expect_detection = expect_detection || found->plants;
+    active += std::string(" ") + argv[i];
+  }
   std::vector<search> searches(defaults);
-  if (argc > 1) {
+  if (i < argc) {
     searches.clear();
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (; i + 1 < argc; i += 2) {
       const std::string kind = argv[i];
       const unsigned long long n = std::strtoull(argv[i + 1], nullptr, 10);
       if (kind == "random") searches.push_back({rl::sched_random, n, 0});
       else if (kind == "bound") searches.push_back({rl::sched_bound, 0, static_cast<unsigned>(n)});
-      else {
-        std::fprintf(stderr, "usage: %s [random <iterations> | bound <preemptions>]...\n", argv[0]);
-        return 2;
-      }
+      else return usage();
     }
+    if (i < argc) return usage();
   }
-  std::printf("%s (%s)\n", model, planted ? "planted bug: must be caught" : "must pass");
+  std::printf("%s%s (%s)\n", model, active.c_str(), expect_detection ? "planted bug: must be caught" : "must pass");
   bool all_passed = true;
   bool caught = false;
   for (const search& s : searches) {
-    const rl::test_result_e r = run_search<Test>(s);
+    const rl::test_result_e r = run_search<Test>(s, expect_detection);
     if (r != rl::test_result_success) all_passed = false;
     if (is_detection(r)) caught = true;
     // A planted run's verdict is settled by its first detection; the searches after it would
     // only spend time (run them alone through the arguments to see what each finds).
-    if (planted && caught) break;
+    if (expect_detection && caught) break;
   }
-  if (planted) {
+  if (expect_detection) {
     std::printf(caught ? "planted bug caught\n" : "FAIL: planted bug NOT caught\n");
     return caught ? 0 : 1;
   }

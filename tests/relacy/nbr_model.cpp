@@ -32,10 +32,10 @@
 // reclaims and gets neutralized, and completes its last round on its way out.
 //
 // Planted bugs:
-//  relacy_nbr_planted (SMR_MODEL_PLANTED): a round frees its batch without waiting for the
+//  relacy_nbr_planted (--skip-ack-wait): a round frees its batch without waiting for the
 //    signalled threads' phase words to change (tests' planted_nbr): a reader still inside its
 //    read phase, holding a node it has not reserved, reads it after the free.
-//  relacy_nbr_planted_barrier (+ SMR_MODEL_PLANT_NO_BARRIER): the round's process-wide barrier
+//  relacy_nbr_planted_barrier (--no-barrier): the round's process-wide barrier
 //    becomes a seq_cst fence on the reclaimer's side only: a reader's odd phase store, still in
 //    its store buffer, is missed by the snapshot while its loads already read the node.
 //
@@ -51,14 +51,10 @@ using smr::model::nbr::nbr_protocol;
 using smr::model::nbr::max_value;
 
 struct nbr_model : nbr_protocol<nbr_model, 2> {
-  // The plant: free without waiting for the signalled threads to move on.
-#if defined(SMR_MODEL_PLANT_NO_BARRIER)
-  static constexpr bool skip_ack_wait = false;
-  static constexpr bool drop_barrier = true;
-#else
-  static constexpr bool skip_ack_wait = smr::model::planted;
-  static constexpr bool drop_barrier = false;
-#endif
+  // The plants (switches of main): free without waiting for the signalled threads to move on;
+  // replace the round's barrier by a fence of the reclaimer's.
+  static inline bool skip_ack_wait = false;
+  static inline bool drop_barrier = false;
   static constexpr bool numbered_rounds = false;  // NBR alone: nbr_plus_model.cpp has them
   static constexpr bool symmetric_fences = false;  // membarrier: nbr_plus_model.cpp has the fallback
 
@@ -88,5 +84,7 @@ struct nbr_model : nbr_protocol<nbr_model, 2> {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<nbr_model>("nbr handshake / treiber_stack, 2 threads, asynchronous signals",
-                        {random_search(200000), bounded_search(1)}, argc, argv);
+                        {random_search(200000), bounded_search(1)}, argc, argv,
+                        {plant_switch("skip-ack-wait", nbr_model::skip_ack_wait),
+                         plant_switch("no-barrier", nbr_model::drop_barrier)});
 }

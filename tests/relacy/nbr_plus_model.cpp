@@ -14,7 +14,7 @@
 // Signals are delivered late or early at every step, as in nbr_model.cpp. The fence pair is
 // its fallback, seq_cst fences on both sides (why: symmetric_fences below).
 //
-// Planted bug (SMR_MODEL_PLANTED): the bookmark reads rounds_begun with a relaxed load instead
+// Planted bug (relacy_nbr_plus_planted: --relaxed-bookmark): the bookmark reads rounds_begun with a relaxed load instead
 // of the RMW. A round that begins after the bookmark is then not ordered after the unlink:
 // thread 1 may enter a read phase after the round's snapshot, still read the unlinked node from
 // `top`, and read it after thread 0 freed it.
@@ -38,6 +38,7 @@ struct nbr_plus_model : nbr_protocol<nbr_plus_model, 3> {
   // plant. nbr_model.cpp checks the handshake with the barrier.
   static constexpr bool symmetric_fences = true;
   static constexpr bool numbered_rounds = true;
+  static inline bool relaxed_bookmark = false;  // the plant (a switch of main)
   static constexpr unsigned max_pending_rounds = 1;
 
   std::uint64_t bookmarked[3] = {};
@@ -51,7 +52,7 @@ struct nbr_plus_model : nbr_protocol<nbr_plus_model, 3> {
   void bookmark(unsigned t) {
     for (unsigned u = 0; u < 3; ++u) {
       if (u == t) continue;
-      if (smr::model::planted)
+      if (relaxed_bookmark)
         bookmarked[u] = slots[u].rounds_begun.load(mo_relaxed);  // the plant
       else
         bookmarked[u] = slots[u].rounds_begun.fetch_add(0, mo_release);  // nbr.hpp, watch_rounds
@@ -110,5 +111,6 @@ struct nbr_plus_model : nbr_protocol<nbr_plus_model, 3> {
 int main(int argc, char** argv) {
   using namespace smr::model;
   return run<nbr_plus_model>("nbr_plus piggybacking / treiber_stack, 3 threads, asynchronous signals",
-                             {random_search(200000), bounded_search(1)}, argc, argv);
+                             {random_search(200000), bounded_search(1)}, argc, argv,
+                             {plant_switch("relaxed-bookmark", nbr_plus_model::relaxed_bookmark)});
 }

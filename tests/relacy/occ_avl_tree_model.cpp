@@ -14,7 +14,7 @@
 // Keys are rl::vars: a key read after its node was freed, or not ordered after its construction,
 // is reported. Links, versions, heights and flags are rl::atomics.
 //
-// Planted bug (SMR_MODEL_PLANTED + SMR_MODEL_PLANT_NO_SHRINK_MARK): rotations do not mark the
+// Planted bug (relacy_occ_avl_tree_planted: --no-shrink-mark, ds/occ_avl_tree.hpp): rotations do not mark the
 // node they move down as shrinking. A search that reads 2's new link during the rotation then
 // validates it against 2's unchanged version and goes down the wrong subtree: contains(4) says
 // no while 4 was never removed (a failed value check).
@@ -74,5 +74,5 @@ struct occ_avl_model : rl::test_suite<occ_avl_model, 2>, structure_fixture<recla
 
 int main(int argc, char** argv) {
   return run<occ_avl_model>("occ_avl_tree / ebr, 2 threads", {random_search(200000), bounded_search(1)}, argc,
-                            argv);
+                            argv, {plant_switch("no-shrink-mark", smr::core::relacy_plant::no_shrink_mark)});
 }

@@ -32,7 +32,7 @@
 // no longer orders the new reader's load after the unlink, the reader may load node 1 while the
 // lap goes on without it, and node 1 is freed under it.
 //
-// With SMR_MODEL_REUSE (relacy_token_attach_reuse and its plant) the new reader begins to attach
+// With --reuse (relacy_token_attach_reuse and its plant) the new reader begins to attach
 // only once the old reader has given id 1 back (a relaxed wait: it adds no happens-before). It
 // then takes id 1 unless its claim reads the slot's owned flag stale; without the wait, a random
 // schedule rarely lets the old reader finish first.
@@ -58,11 +58,7 @@ using planted_token = smr::test::token_no_heavy_fence;
 using R = std::conditional_t<planted, planted_token, smr::token>;
 using cell = smr::model::cell<R>;
 
-#if defined(SMR_MODEL_REUSE)
-constexpr bool reuse = true;
-#else
-constexpr bool reuse = false;
-#endif
+bool reuse = false;  // --reuse (see the header comment)
 
 // Handles are built for the retirer and the old reader only; the new reader attaches itself.
 struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fixture<R, cell, 2> {
@@ -145,7 +141,6 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run<token_attach_model>(reuse ? "token / one cell, 3 threads (a reader attaching during a lap on the id another gave back)"
-                                       : "token / one cell, 3 threads (a reader attaching during a lap, another detaching)",
-                                 {random_search(100000)}, argc, argv);
+  return run<token_attach_model>("token / one cell, 3 threads (a reader attaching during a lap, another detaching)",
+                                 {random_search(100000)}, argc, argv, {variant_switch("reuse", reuse)});
 }

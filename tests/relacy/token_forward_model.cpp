@@ -29,7 +29,7 @@
 // no longer orders the reader's later load after W, the reader may load node 1, which the
 // retirer's next receipt frees, and its read of the payload is an access to freed memory.
 //
-// Where the lap wraps (SMR_MODEL_WRAP, relacy_token_forward_wrap): the same roles on ids
+// Where the lap wraps (--wrap, relacy_token_forward_wrap): the same roles on ids
 // forwarder 0, retirer 1, reader 2. Ring order is then forwarder, retirer, reader, so the
 // forwarder's forward past the reader wraps: it goes from id 2 back to 0 (itself), and the lap it
 // takes is one more than the lap it read in the reader's slot. Its receipt passes to the retirer
@@ -62,15 +62,14 @@ using R = std::conditional_t<planted, smr::test::token_no_heavy_fence, smr::toke
 using cell_node = smr::model::cell_node<R>;
 using cell = smr::model::cell<R>;
 
-#if defined(SMR_MODEL_WRAP)
-constexpr bool wrap = true;
-#else
-constexpr bool wrap = false;
-#endif
+bool wrap = false;  // --wrap (see the header comment)
 
 struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_fixture<R, cell, 3> {
   // Handles attach in id order; the first creates the token.
-  static constexpr unsigned retirer = wrap ? 1 : 0, reader = wrap ? 2 : 1, forwarder = wrap ? 0 : 2;
+  // The roles' ids (chosen by --wrap before the searches).
+  static unsigned retirer() { return wrap ? 1 : 0; }
+  static unsigned reader() { return wrap ? 2 : 1; }
+  static unsigned forwarder() { return wrap ? 0 : 2; }
   static constexpr int free_attempts = 4;  // operations (looks) of the retirer after the pass back
   smr::core::atomic<bool> passed{false};
   smr::core::atomic<bool> forwarded{false};
@@ -82,9 +81,9 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
     build({.forward_after = 1, .pass_check_every = 1});
     // The token starts with id 0. Wrapped: the forwarder's look passes it to the retirer.
     if (wrap) {
-      auto g = handle(forwarder).begin_op();
+      auto g = handle(forwarder()).begin_op();
     }
-    auto g = handle(retirer).begin_op();  // its look takes the token and passes it to the reader
+    auto g = handle(retirer()).begin_op();  // its look takes the token and passes it to the reader
     ds->publish(g, 1);
   }
 
@@ -92,35 +91,35 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
     using smr::core::mo_acquire;
     using smr::core::mo_relaxed;
     using smr::core::mo_release;
-    if (t == retirer) {
+    if (t == retirer()) {
       {
-        auto g = handle(retirer).begin_op();
+        auto g = handle(retirer()).begin_op();
         ds->replace(g, 2);
       }
-      { auto g = handle(retirer).begin_op(); }  // the receipt: node 1's bag closed, token passed
+      { auto g = handle(retirer()).begin_op(); }  // the receipt: node 1's bag closed, token passed
       passed.store(true, mo_relaxed);           // relaxed: see the header comment
       // acquire: the forwarder's pass back happens before our next look (no schedule is spent
       // reading a stale empty slot).
       while (!forwarder_passed.load(mo_acquire)) smr::core::spin_pause();
       // Bounded: where the reader's own look took the token or read its slot stale, the reader's
       // operation is covered by a debt that keeps node 1 until after `done`.
-      operate_until_freed(handle(retirer), free_attempts);
+      operate_until_freed(handle(retirer()), free_attempts);
       done.store(true, mo_release);
       return;
     }
-    if (t == forwarder) {
+    if (t == forwarder()) {
       while (!passed.load(mo_relaxed)) smr::core::spin_pause();
       {
-        auto g = handle(forwarder).begin_op();  // the forward past the idle reader
+        auto g = handle(forwarder()).begin_op();  // the forward past the idle reader
         forwarded.store(true, mo_relaxed);       // relaxed: see the header comment
         while (!holding.load(mo_acquire)) smr::core::spin_pause();
       }
-      { auto g = handle(forwarder).begin_op(); }  // the receipt: passes to the retirer
+      { auto g = handle(forwarder()).begin_op(); }  // the receipt: passes to the retirer
       forwarder_passed.store(true, mo_release);
       return;
     }
     while (!forwarded.load(mo_relaxed)) smr::core::spin_pause();
-    auto g = handle(reader).begin_op();
+    auto g = handle(reader()).begin_op();
     cell_node* n = ds->load();  // node 1 or node 2: which one is what the model checks
     holding.store(true, mo_release);
     while (!done.load(mo_acquire)) smr::core::spin_pause();
@@ -133,7 +132,6 @@ struct token_forward_model : rl::test_suite<token_forward_model, 3>, structure_f
 }  // namespace
 
 int main(int argc, char** argv) {
-  return run<token_forward_model>(wrap ? "token / one cell, 3 threads (a forward by a thread that retired nothing, across the lap's wrap)"
-                                       : "token / one cell, 3 threads (a forward by a thread that retired nothing)",
-                                  {random_search(100000)}, argc, argv);
+  return run<token_forward_model>("token / one cell, 3 threads (a forward by a thread that retired nothing)",
+                                  {random_search(100000)}, argc, argv, {variant_switch("wrap", wrap)});
 }

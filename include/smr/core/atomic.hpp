@@ -160,13 +160,24 @@ class atomic {
   mutable rl::generic_atomic<S, false> impl_;
 };
 
-// Planted bug for the model tests (tests/relacy): every seq_cst fence becomes an acq_rel one,
-// i.e. the store-load (Dekker) ordering between an announcement and the following re-read is
-// gone. Relacy must then find a use-after-free in every announcement-based reclaimer.
+// Bugs the model tests (tests/relacy) plant in the library, each switched on by a model's
+// command-line option before its searches (tests/relacy/model.hpp), so that a model's real and
+// planted runs are one program. Only Relacy builds have them.
+namespace relacy_plant {
+// Every seq_cst fence becomes an acq_rel one: the store-load (Dekker) ordering between an
+// announcement and the following re-read is gone, and Relacy must find a use-after-free in every
+// announcement-based reclaimer.
+inline bool weak_fence = false;
+// detail/llx_scx.hpp: the freeze CAS is relaxed (tests/relacy/ab_tree_model.cpp).
+inline bool relaxed_freeze = false;
+// ds/occ_avl_tree.hpp: rotations do not mark the node shrinking (tests/relacy/occ_avl_tree_model.cpp).
+inline bool no_shrink_mark = false;
+// reclaimers/lfrc.hpp: give_back() pushes the block at once (tests/relacy/lfrc_pool_model.cpp).
+inline bool lfrc_give_back_at_once = false;
+}  // namespace relacy_plant
+
 inline void fence(memory_order mo, std::source_location w = std::source_location::current()) {
-#if defined(SMR_RELACY_PLANT_WEAK_FENCE)
-  if (mo == mo_seq_cst) mo = mo_acq_rel;
-#endif
+  if (relacy_plant::weak_fence && mo == mo_seq_cst) mo = mo_acq_rel;
   rl::atomic_thread_fence(mo, rl_info(w));
 }
 // Tells Relacy's scheduler that this thread is waiting for another one (spin loops), so that

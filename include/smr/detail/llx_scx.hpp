@@ -224,7 +224,7 @@ class llx_scx {
       tag_t expected = op.seen[i];
       chaos_point();
       // release: see the header (publishes the record's fields with the tag).
-      if (op.v[i]->info.compare_exchange_strong(expected, op.tag, freeze_order)) continue;
+      if (op.v[i]->info.compare_exchange_strong(expected, op.tag, freeze_order())) continue;
       if (expected == op.tag) continue;  // a helper froze it for us
       // Another SCX holds v[i]: abort, unless every node was frozen already (we are late).
       std::uint64_t st = rec.status.load(core::mo_acquire);
@@ -269,12 +269,13 @@ class llx_scx {
   }
 
  private:
-#if defined(SMR_MODEL_PLANT_RELAXED_FREEZE)
-  // Planted bug (tests/relacy/ab_tree_model.cpp only): the freeze publishes nothing.
-  static constexpr auto freeze_order = core::mo_relaxed;
-#else
-  static constexpr auto freeze_order = core::mo_release;
+  static core::memory_order freeze_order() {
+#if defined(SMR_RELACY)
+    // Planted bug (tests/relacy/ab_tree_model.cpp only): the freeze publishes nothing.
+    if (core::relacy_plant::relaxed_freeze) return core::mo_relaxed;
 #endif
+    return core::mo_release;
+  }
   static constexpr unsigned id_bits = 20;  // up to about a million threads
   static constexpr unsigned phase_bits = 2;
   // Sequence numbers run from 1 to seq_mask and never wrap (scx() renews the lease instead): a

@@ -240,10 +240,12 @@ class lfrc_pool {
   // reference goes like any other; whoever drops the last one recycles it, with no destructor.
   // release() is acq_rel: the store to `built` happens before that claim.
   void give_back(lfrc_cell* c) {
-#if defined(SMR_MODEL_PLANT_LFRC_GIVE_BACK)
-    c->count.fetch_sub(lfrc_cell::one_ref, core::mo_relaxed);  // tests/relacy: the old bug
-    push(c);
-    return;
+#if defined(SMR_RELACY)
+    if (core::relacy_plant::lfrc_give_back_at_once) {  // tests/relacy/lfrc_pool_model.cpp: the old bug
+      c->count.fetch_sub(lfrc_cell::one_ref, core::mo_relaxed);
+      push(c);
+      return;
+    }
 #endif
     c->built = false;
     c->count.fetch_sub(lfrc_cell::claimed, core::mo_relaxed);
