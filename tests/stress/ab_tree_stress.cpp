@@ -13,7 +13,7 @@ namespace {
 
 template <class R>
 class AbTreeStress : public ::testing::Test {};
-TYPED_TEST_SUITE(AbTreeStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(AbTreeStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(AbTreeStress, Mixed) {
   using R = TypeParam;

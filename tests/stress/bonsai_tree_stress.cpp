@@ -12,7 +12,7 @@ namespace {
 
 template <class R>
 class BonsaiTreeStress : public ::testing::Test {};
-TYPED_TEST_SUITE(BonsaiTreeStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(BonsaiTreeStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(BonsaiTreeStress, Mixed) {
   using R = TypeParam;

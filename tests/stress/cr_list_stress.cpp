@@ -14,7 +14,7 @@ namespace {
 
 template <class R>
 class CrListStress : public ::testing::Test {};
-TYPED_TEST_SUITE(CrListStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(CrListStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(CrListStress, List) {
   using R = TypeParam;

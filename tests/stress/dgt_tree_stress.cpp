@@ -11,7 +11,7 @@ namespace {
 
 template <class R>
 class DgtTreeStress : public ::testing::Test {};
-TYPED_TEST_SUITE(DgtTreeStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(DgtTreeStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(DgtTreeStress, Mixed) {
   using R = TypeParam;

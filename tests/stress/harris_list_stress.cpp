@@ -10,7 +10,7 @@ namespace {
 
 template <class R>
 class HarrisListStress : public ::testing::Test {};
-TYPED_TEST_SUITE(HarrisListStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(HarrisListStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(HarrisListStress, Mixed) {
   using R = TypeParam;

@@ -11,7 +11,7 @@ namespace {
 
 template <class R>
 class HashMapStress : public ::testing::Test {};
-TYPED_TEST_SUITE(HashMapStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(HashMapStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 // 5 buckets: ~3 shared keys per bucket on the tiny range, ~400 on the larger one.
 constexpr std::size_t few_buckets = 5;

@@ -9,7 +9,7 @@ namespace {
 
 template <class R>
 class LazyListStress : public ::testing::Test {};
-TYPED_TEST_SUITE(LazyListStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(LazyListStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(LazyListStress, Mixed) {
   using R = TypeParam;

@@ -16,7 +16,7 @@ namespace {
 
 template <class R>
 class MsQueueStress : public ::testing::Test {};
-TYPED_TEST_SUITE(MsQueueStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(MsQueueStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 constexpr unsigned seq_bits = 40;
 std::uint64_t producer_of(std::uint64_t v) { return v >> seq_bits; }

@@ -10,7 +10,7 @@ namespace {
 
 template <class R>
 class NmTreeStress : public ::testing::Test {};
-TYPED_TEST_SUITE(NmTreeStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(NmTreeStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(NmTreeStress, Mixed) {
   using R = TypeParam;

@@ -14,7 +14,7 @@ namespace {
 
 template <class R>
 class OccAvlTreeStress : public ::testing::Test {};
-TYPED_TEST_SUITE(OccAvlTreeStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(OccAvlTreeStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 TYPED_TEST(OccAvlTreeStress, Mixed) {
   using R = TypeParam;

@@ -12,7 +12,7 @@ namespace {
 
 template <class R>
 class TreiberStackStress : public ::testing::Test {};
-TYPED_TEST_SUITE(TreiberStackStress, smr::test::all_reclaimers, smr::test::reclaimer_name);
+TYPED_TEST_SUITE(TreiberStackStress, smr::test::structure_reclaimers, smr::test::reclaimer_name);
 
 template <class R>
 void run_compatible_stack(unsigned threads, std::uint64_t ops_per_thread);

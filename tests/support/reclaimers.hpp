@@ -28,6 +28,23 @@ struct batch_reclaimers_of<smr::rule_list<Rules...>> {
 // Every reclaimer of smr::all_rules, with batch free.
 using all_reclaimers = batch_reclaimers_of<smr::all_rules>::type;
 
+// The reclaimers each structure's stress suite runs. ASan and the release build (poison mode) run
+// the whole matrix: a node freed under a reader depends on the pair. TSan reports races, and a
+// race lives in a structure's code (any reclaimer that frees shows it), in a reclaimer's (any
+// structure shows it: hm_list_stress, thread_churn_test and amortized_free_stress keep every
+// reclaimer under TSan too), or in what a reclaimer adds to the structure's nodes and links. So
+// under TSan the other structures run one reclaimer per such addition: nothing (ebr: critical regions
+// only), hazard slots validated against the link (hp), birth eras in the node (he), intervals
+// (ibr_2ge), pair links written by one double-width CAS (tag_ibr_wcas), reservations and
+// neutralization (nbr_plus), reference counts in the node (lfrc), and poibr for the persistent
+// structure it alone serves. That cuts the TSan stress build and run by about 40% (docs/verification.md, section 3).
+#if defined(SMR_TSAN)
+using structure_reclaimers = ::testing::Types<smr::ebr, smr::hp, smr::he, smr::ibr_2ge, smr::tag_ibr_wcas,
+                                              smr::nbr_plus, smr::lfrc, smr::poibr>;
+#else
+using structure_reclaimers = all_reclaimers;
+#endif
+
 template <class List>
 struct as_gtest_types;
 template <class... T>
