@@ -46,9 +46,20 @@ def test_signal_after_a_trial_keeps_its_record(outdir, sig):
     out, timeline = outdir / "r.json", outdir / "t.csv"
     args = [*short_args(*pair()), "--duration", "2", "--trials", "3", "--json", str(out), "--timeline", str(timeline)]
     proc = start(args)
-    # Trial 1's timeline is written (to its temporary, renamed with the records at the end) just
-    # before its record: from then on trial 2 runs for 2 s.
-    wait_until(lambda: any(name.startswith(".t.1.csv.smrbench-") for name in os.listdir(outdir)))
+    # Wait for trial 1's record in the JSON temporary (renamed over r.json at the end): from then
+    # on trial 2 runs for 2 s. Not for the mere name of a temporary: at start-up smrbench creates
+    # and removes an empty one per output to prove each directory writable, and a signal sent then
+    # lands in trial 1 (seen in CI under load).
+    def trial_1_recorded():
+        for name in os.listdir(outdir):
+            try:
+                if name.startswith(".r.json.smrbench-") and os.path.getsize(outdir / name) > 0:
+                    return True
+            except FileNotFoundError:  # the start-up check's temporary, removed meanwhile
+                pass
+        return False
+
+    wait_until(trial_1_recorded)
     time.sleep(0.2)
     proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=60)
