@@ -27,3 +27,9 @@ def shown(axis: str, value):
     if axis == "workload":
         return ",".join(map(str, value))
     return value
+
+
+def paired_names(names: list, suffix: str) -> list:
+    """The reclaimer names X<suffix> whose X is among `names` too: the pairs a `paired_suffix`
+    (a ratio finding's, or [run]'s) compares or runs side by side."""
+    return [n for n in names if n.endswith(suffix) and n[:-len(suffix)] in names]

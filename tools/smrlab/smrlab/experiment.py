@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from smrlab import capability_check, findings, metrics, schema
-from smrlab.axes import AXES, DEFAULT_POOL_WAIT, NUMERIC_AXES, POOL_WAITS, shown
+from smrlab.axes import AXES, DEFAULT_POOL_WAIT, NUMERIC_AXES, POOL_WAITS, paired_names, shown
 from smrlab.errors import BadInput, Failure
 from smrlab.paths import EXPERIMENTS_DIR
 
@@ -131,6 +131,8 @@ class RunSettings:
     shuffle: bool
     timeline: bool
     timeout_s: float | None
+    # Reclaimers X<paired_suffix> run right beside their X in every round (runner.schedule).
+    paired_suffix: str = ""
 
 
 @dataclass
@@ -318,6 +320,10 @@ def parse(text: str, name: str, origin: str) -> Experiment:
                             quick, PlotSettings(), [])
     # Values a selector may name; an axis whose grid did not parse is not checked (None).
     values = experiment.axis_values() if cases else {}
+    if run is not None and run.paired_suffix and values.get("reclaimer") is not None and \
+            not paired_names(values["reclaimer"], run.paired_suffix):
+        problems.append(f"{origin}: run.paired_suffix: no reclaimer X{run.paired_suffix} in the "
+                        f"grid has its X beside it, so nothing would run in pairs")
     experiment.plots = checked(lambda: _read_plots(top.sub("plots"), values), PlotSettings())
     raw = checked(lambda: top.get("finding", _array_of_tables), [])
     experiment.findings = [f for i, t in enumerate(raw) if (f := checked(
@@ -465,6 +471,7 @@ def _read_run(t: schema.Table) -> RunSettings:
         shuffle=t.get("shuffle", schema.boolean, False),
         timeline=t.get("timeline", schema.boolean, False),
         timeout_s=t.get("timeout_s", schema.positive_number, None),
+        paired_suffix=t.get("paired_suffix", schema.string, ""),
     )
     t.close()
     return run

@@ -20,7 +20,7 @@ import operator
 from dataclasses import dataclass, field
 
 from smrlab import metrics, schema, stats
-from smrlab.axes import AXES, NAME_AXES, NUMERIC_AXES
+from smrlab.axes import AXES, NAME_AXES, NUMERIC_AXES, paired_names
 
 KINDS = ("ratio", "order", "trend", "bounded")
 KIND_KEYS = {
@@ -169,9 +169,8 @@ def parse(t: schema.Table, values: dict) -> "Finding":
         if f.paired_suffix:
             if t.has("numerator") or t.has("denominator"):
                 t.fail("give paired_suffix or numerator and denominator, not both", "paired_suffix")
-            pairs = [r for r in values.get("reclaimer") or []
-                     if r.endswith(f.paired_suffix) and r[:-len(f.paired_suffix)] in values["reclaimer"]]
-            if values.get("reclaimer") is not None and not pairs:
+            if values.get("reclaimer") is not None and \
+                    not paired_names(values["reclaimer"], f.paired_suffix):
                 t.fail(f"no reclaimer X{f.paired_suffix} in the grid has its X beside it", "paired_suffix")
         else:
             f.numerator = t.get("numerator", select)
@@ -332,9 +331,8 @@ def _pairs(f: Finding, members: list):
     if f.paired_suffix:
         k = len(f.paired_suffix)
         by_name = {r.axis("reclaimer"): r for r in members}
-        pairs = [(r, by_name[name[:-k]]) for name, r in by_name.items()
-                 if name.endswith(f.paired_suffix) and name[:-k] in by_name]
-        return pairs, False
+        return [(by_name[name], by_name[name[:-k]])
+                for name in paired_names(list(by_name), f.paired_suffix)], False
     nums = [r for r in members if _matches(f.numerator, r)]
     dens = [r for r in members if _matches(f.denominator, r)]
     return [(n, d) for n in nums for d in dens if n is not d], bool(nums) != bool(dens)

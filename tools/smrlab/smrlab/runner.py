@@ -5,6 +5,7 @@ import random
 import shlex
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from smrlab import smrbench
@@ -17,14 +18,40 @@ from smrlab.store import PLAN, Store, now, trial_key
 STDERR_KEPT = 4000          # characters of a trial's stderr kept in the store
 
 
-def schedule(configs: list, trials: int, shuffle: bool, seed: int):
+def schedule(configs: list, trials: int, shuffle: bool, seed: int, paired_suffix: str = ""):
     """Trial 0 of every config, then trial 1 of every config, ...: machine noise that drifts
-    over time then hits every algorithm alike instead of biasing whichever ran last."""
+    over time then hits every algorithm alike instead of biasing whichever ran last.
+
+    With `paired_suffix` ([run] paired_suffix), a config whose reclaimer is X<suffix> runs right
+    beside the config of X with the same parameters and every other axis equal, X first in even
+    rounds and second in odd ones: a ratio of the two then compares runs a trial apart, not a
+    round apart, and neither always runs on the heels of the same neighbour. Shuffling moves the
+    pairs as units."""
+    groups = _pair_groups(configs, paired_suffix)
     for trial in range(trials):
-        order = list(configs)
+        order = list(groups)
         if shuffle:
             random.Random(f"{seed}:{trial}").shuffle(order)
-        yield from ((config, trial) for config in order)
+        for group in order:
+            yield from ((config, trial) for config in (group if trial % 2 == 0 else group[::-1]))
+
+
+def _pair_groups(configs: list, suffix: str) -> list:
+    """(X, X<suffix>) for each config pair that differs only in the reclaimer's name by the
+    suffix, (c,) for every other config; in the order of the configs."""
+    if not suffix:
+        return [(c,) for c in configs]
+
+    def named(c, name):         # the config with another reclaimer name, labels aside
+        return replace(c, reclaimer=replace(c.reclaimer, name=name, label=""))
+    index = {named(c, c.reclaimer.name): c for c in configs}
+    partner = {}
+    for c in configs:
+        name = c.reclaimer.name
+        if name.endswith(suffix) and (x := index.get(named(c, name[:-len(suffix)]))) is not None:
+            partner[x] = c
+    variants = set(partner.values())
+    return [(c, partner[c]) if c in partner else (c,) for c in configs if c not in variants]
 
 
 def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: bool = False,
@@ -76,7 +103,8 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
         print(f"note: {note}", file=stream)
 
     finished = {e["key"] for e in store.entries() if e["status"] == "ok" or not retry_failed}
-    order = schedule(plan.configs, plan.trials, experiment.run.shuffle, experiment.run.seed)
+    order = schedule(plan.configs, plan.trials, experiment.run.shuffle, experiment.run.seed,
+                     experiment.run.paired_suffix)
     jobs = [(c, t) for c, t in order if trial_key(c.hash, t) not in finished]
     total = len(plan.configs) * plan.trials
     print(f"{experiment.name}: {len(plan.configs)} configurations × {plan.trials} trials; "

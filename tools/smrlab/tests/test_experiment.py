@@ -119,6 +119,47 @@ def test_schedule_interleaves_trials_and_shuffles_reproducibly():
     assert shuffled != plain
 
 
+PAIRED = TINY.replace('reclaimer = ["none", "ebr", "hp"]',
+                      'reclaimer = ["ebr", "ebr_af", "hp", "qsbr", "qsbr_af", "none_af"]') \
+    .replace("trials = 1", "trials = 4\nshuffle = true\npaired_suffix = \"_af\"") \
+    .replace('reclaimer = "none" }', 'reclaimer = "ebr" }')
+
+
+def test_paired_schedule_runs_each_variant_beside_its_base_alternating_which_leads():
+    e = parse(PAIRED)
+    configs = e.plan(None, quick=False).configs
+    order = list(schedule(configs, 4, e.run.shuffle, e.run.seed, e.run.paired_suffix))
+    assert sorted((c.hash, t) for c, t in order) == sorted((c.hash, t) for c in configs
+                                                           for t in range(4))
+    assert [t for _, t in order] == sum(([t] * len(configs) for t in range(4)), [])
+    for trial in range(4):
+        names = [(c.reclaimer.name, c.threads) for c, t in order if t == trial]
+        for base in ("ebr", "qsbr"):
+            for threads in (1, 2):
+                i, j = names.index((base, threads)), names.index((base + "_af", threads))
+                # adjacent, the base first in even rounds and second in odd ones
+                assert j - i == (1 if trial % 2 == 0 else -1)
+    # none_af has no none in the grid and hp no hp_af: they run alone; the pairs move as units
+    # under the shuffle, which stays reproducible
+    assert order == list(schedule(configs, 4, True, e.run.seed, "_af"))
+    assert order != list(schedule(configs, 4, True, e.run.seed + 1, "_af"))
+
+
+def test_paired_schedule_pairs_only_equal_cells_and_keeps_the_plain_order_without_a_suffix():
+    e = parse(PAIRED)
+    configs = e.plan(None, quick=False).configs
+    first_round = [c for c, t in schedule(configs, 1, False, 1, "_af")]
+    for a, b in zip(first_round, first_round[1:]):
+        if b.reclaimer.name == a.reclaimer.name + "_af":
+            assert replace(a, reclaimer=b.reclaimer) == b
+    assert list(schedule(configs, 2, True, 1, "")) == list(schedule(configs, 2, True, 1))
+
+
+def test_paired_suffix_without_a_pair_is_refused():
+    with pytest.raises(BadInput, match="run.paired_suffix: no reclaimer X_zz in the grid has its X"):
+        parse(PAIRED.replace('paired_suffix = "_af"', 'paired_suffix = "_zz"'))
+
+
 @pytest.mark.parametrize("change, message", [
     (('figure = "test figure"', 'colour = 1\nfigure = "f"'), "colour: unknown key (accepted: "),
     (("[run]", "colour = 1\n[run]"), "grid.colour: unknown key (accepted: ds, reclaimer"),
