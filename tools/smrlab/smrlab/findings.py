@@ -214,7 +214,10 @@ def describe(f: Finding) -> str:
         text = f"{what} {bounds}"
     if f.tolerance:
         text += f" (tolerance {f.tolerance:.0%})"
-    noise = ("; decided beyond the noise (95% bootstrap interval of the medians' ratio)"
+    noise = ("; decided beyond the noise (95% bootstrap interval of the ratio: the median of "
+             "the per-round ratios where both sides ran in the same rounds, else the medians')"
+             if f.stat == "median" and f.kind == "ratio" else
+             "; decided beyond the noise (95% bootstrap interval)"
              if f.stat == "median" and f.kind != "trend" else
              "; the ends decided beyond the noise (95% bootstrap interval)" if f.kind == "trend"
              else "")

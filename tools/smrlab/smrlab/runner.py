@@ -22,9 +22,9 @@ def schedule(configs: list, trials: int, shuffle: bool, seed: int, paired_suffix
     """Trial 0 of every config, then trial 1 of every config, ...: machine noise that drifts
     over time then hits every algorithm alike instead of biasing whichever ran last.
 
-    With `paired_suffix` ([run] paired_suffix), a config whose reclaimer is X<suffix> runs right
-    beside the config of X with the same parameters and every other axis equal, X first in even
-    rounds and second in odd ones: a ratio of the two then compares runs a trial apart, not a
+    With `paired_suffix` ([run] paired_suffix), a config whose reclaimer is shown as X<suffix>
+    (its label, or its name when it has no parameters) runs right beside the config of X with
+    every other axis equal, X first in even rounds and second in odd ones: a ratio of the two then compares runs a trial apart, not a
     round apart, and neither always runs on the heels of the same neighbour. Shuffling moves the
     pairs as units."""
     groups = _pair_groups(configs, paired_suffix)
@@ -37,18 +37,19 @@ def schedule(configs: list, trials: int, shuffle: bool, seed: int, paired_suffix
 
 
 def _pair_groups(configs: list, suffix: str) -> list:
-    """(X, X<suffix>) for each config pair that differs only in the reclaimer's name by the
-    suffix, (c,) for every other config; in the order of the configs."""
+    """(X, X<suffix>) for each config pair that differs only in the reclaimer, shown as X and
+    X<suffix> (by name, or by label where one is given: the pairs a ratio finding's
+    paired_suffix compares); (c,) for every other config; in the order of the configs."""
     if not suffix:
         return [(c,) for c in configs]
 
-    def named(c, name):         # the config with another reclaimer name, labels aside
-        return replace(c, reclaimer=replace(c.reclaimer, name=name, label=""))
-    index = {named(c, c.reclaimer.name): c for c in configs}
+    def cell(c):                # the config's other axes
+        return replace(c, reclaimer=None)
+    index = {(cell(c), c.reclaimer.shown): c for c in configs}
     partner = {}
     for c in configs:
-        name = c.reclaimer.name
-        if name.endswith(suffix) and (x := index.get(named(c, name[:-len(suffix)]))) is not None:
+        shown = c.reclaimer.shown
+        if shown.endswith(suffix) and (x := index.get((cell(c), shown[:-len(suffix)]))):
             partner[x] = c
     variants = set(partner.values())
     return [(c, partner[c]) if c in partner else (c,) for c in configs if c not in variants]

@@ -155,6 +155,16 @@ def test_paired_schedule_pairs_only_equal_cells_and_keeps_the_plain_order_withou
     assert list(schedule(configs, 2, True, 1, "")) == list(schedule(configs, 2, True, 1))
 
 
+def test_paired_schedule_pairs_labelled_reclaimers_by_their_labels():
+    # The same reclaimer twice (an A/A control of the noise): paired by the labels' suffix.
+    e = parse(PAIRED.replace('"none_af"]', '{ name = "hp", params = { slots = 4 }, label = "hp_af" }]'))
+    configs = e.plan(None, quick=False).configs
+    order = [c.reclaimer.shown for c, _ in schedule(configs, 2, True, 1, "_af")]
+    for i, shown in enumerate(order):
+        if shown == "hp":
+            assert "hp_af" in (order[i - 1], order[i + 1])
+
+
 def test_paired_suffix_without_a_pair_is_refused():
     with pytest.raises(BadInput, match="run.paired_suffix: no reclaimer X_zz in the grid has its X"):
         parse(PAIRED.replace('paired_suffix = "_af"', 'paired_suffix = "_zz"'))
