@@ -24,9 +24,9 @@ def schedule(configs: list, trials: int, shuffle: bool, seed: int, paired_suffix
 
     With `paired_suffix` ([run] paired_suffix), a config whose reclaimer is shown as X<suffix>
     (its label, or its name when it has no parameters) runs right beside the config of X with
-    every other axis equal, X first in even rounds and second in odd ones: a ratio of the two then compares runs a trial apart, not a
-    round apart, and neither always runs on the heels of the same neighbour. Shuffling moves the
-    pairs as units."""
+    every other axis equal, X first in even rounds and second in odd ones: a ratio of the two
+    then compares runs a trial apart, not a round apart, and neither always runs on the heels of
+    the same neighbour. Shuffling moves the pairs as units."""
     groups = _pair_groups(configs, paired_suffix)
     for trial in range(trials):
         order = list(groups)
@@ -49,8 +49,9 @@ def _pair_groups(configs: list, suffix: str) -> list:
     partner = {}
     for c in configs:
         shown = c.reclaimer.shown
-        if shown.endswith(suffix) and (x := index.get((cell(c), shown[:-len(suffix)]))):
-            partner[x] = c
+        base = index.get((cell(c), shown[:-len(suffix)])) if shown.endswith(suffix) else None
+        if base is not None:
+            partner[base] = c
     variants = set(partner.values())
     return [(c, partner[c]) if c in partner else (c,) for c in configs if c not in variants]
 

@@ -14,8 +14,8 @@ trial k of every configuration in one interleaved round, so a slow phase of the 
 whole round (this 2-core VM has phases some 25% slower for every configuration at once). The
 bootstrap then resamples rounds, the same ones for every input, so such a phase moves numerator
 and denominator together instead of widening the interval of their ratio. Inputs that did not
-run in the same rounds are resampled independently. A ratio of two such inputs is the median
-of their per-round ratios (ratio()).
+run in the same rounds are resampled independently. A ratio of two inputs paired by round is
+the median of their per-round ratios (ratio()).
 """
 
 import hashlib
