@@ -101,7 +101,13 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
     if moved is not None:
         print(f"note: {out} held results from another build or machine; moved them to {moved}",
               file=stream)
-    for note in plan.notes + ([change] if change else []):
+    pairing = []
+    if experiment.run.paired_suffix:
+        groups = _pair_groups(plan.configs, experiment.run.paired_suffix)
+        pairs = sum(len(g) == 2 for g in groups)
+        pairing = [f"{pairs} pairs X / X{experiment.run.paired_suffix} run side by side in every "
+                   f"round (run.paired_suffix), {len(groups) - pairs} configurations alone"]
+    for note in plan.notes + pairing + ([change] if change else []):
         print(f"note: {note}", file=stream)
 
     finished = {e["key"] for e in store.entries() if e["status"] == "ok" or not retry_failed}

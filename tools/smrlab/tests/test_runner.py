@@ -62,6 +62,24 @@ def test_failed_trials_are_recorded_reported_and_exit_1(experiment_file, tmp_pat
     assert len(fake()) == 12
 
 
+def test_paired_runs_are_adjacent_in_every_round_and_said_so(experiment_file, tmp_path, fake,
+                                                               capsys):
+    path = experiment_file(TWO_TRIALS.replace(
+        'reclaimer = ["none", "ebr", "hp"]',
+        'reclaimer = ["none", "ebr", "hp", { name = "hp", params = { slots = 4 }, label = "hp_same" }]')
+        .replace("trials = 2", 'trials = 2\nshuffle = true\npaired_suffix = "_same"'))
+    assert run(path, tmp_path / "r") == 0
+    assert "note: 2 pairs X / X_same run side by side in every round (run.paired_suffix), " \
+           "4 configurations alone" in capsys.readouterr().err
+    runs = [(a[a.index("--reclaimer") + 1], "--param" in a, a[a.index("--threads") + 1],
+             int(a[a.index("--seed") + 1]) - 1) for a in fake()]
+    assert len(runs) == 16
+    for i, (reclaimer, same, threads, trial) in enumerate(runs):
+        if reclaimer == "hp" and not same:      # hp, then hp_same in round 0; the reverse in 1
+            partner = runs[i + 1] if trial == 0 else runs[i - 1]
+            assert partner == ("hp", True, threads, trial)
+
+
 def test_a_record_for_another_configuration_is_a_failure(experiment_file, tmp_path, fake,
                                                          monkeypatch):
     monkeypatch.setenv("FAKE_REPLAY", str(FIXTURES))        # fixture key range is not 100
