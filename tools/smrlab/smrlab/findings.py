@@ -441,7 +441,13 @@ def _trend_comparison(f: Finding, label: str, points: list) -> Comparison:
     rounds = [_rounds(f, r) for p in (points[0], points[-1]) for r in p[3]]
     k = len(first)
     if k == 2:
-        ends = stats.estimate(first + last, lambda a, b, c, d: (c / d) / (a / b), rounds)
+        # As the ys: per-round ratios where the four inputs share rounds, so last / first is
+        # their last over their first; else the ratio of medians.
+        def last_over_first(rows):
+            return stats.median_ratio(rows, 2, 3) / stats.median_ratio(rows, 0, 1)
+        ends = stats.by_round(first + last, rounds, last_over_first)
+        if ends is None:
+            ends = stats.estimate(first + last, lambda a, b, c, d: (c / d) / (a / b), rounds)
     else:
         ends = stats.estimate(first + last, lambda a, c: c / a, rounds)
     shown = " → ".join(f"{y:.3g}" if f.numerator else metrics.fmt(f.metric, y) for y in ys)

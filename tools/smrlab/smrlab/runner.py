@@ -39,21 +39,29 @@ def schedule(configs: list, trials: int, shuffle: bool, seed: int, paired_suffix
 def _pair_groups(configs: list, suffix: str) -> list:
     """(X, X<suffix>) for each config pair that differs only in the reclaimer, shown as X and
     X<suffix> (by name, or by label where one is given: the pairs a ratio finding's
-    paired_suffix compares); (c,) for every other config; in the order of the configs."""
+    paired_suffix compares); (c,) for every other config. Each config is in exactly one group,
+    placed where its first member appears (in a chain X, X_af, X_af_af one pair forms)."""
     if not suffix:
         return [(c,) for c in configs]
 
     def cell(c):                # the config's other axes
         return replace(c, reclaimer=None)
     index = {(cell(c), c.reclaimer.shown): c for c in configs}
-    partner = {}
+    grouped, groups = set(), []
     for c in configs:
+        if c in grouped:
+            continue
         shown = c.reclaimer.shown
         base = index.get((cell(c), shown[:-len(suffix)])) if shown.endswith(suffix) else None
-        if base is not None:
-            partner[base] = c
-    variants = set(partner.values())
-    return [(c, partner[c]) if c in partner else (c,) for c in configs if c not in variants]
+        variant = index.get((cell(c), shown + suffix))
+        if base is not None and base not in grouped:
+            groups.append((base, c))
+        elif variant is not None and variant not in grouped:
+            groups.append((c, variant))
+        else:
+            groups.append((c,))
+        grouped.update(groups[-1])
+    return groups
 
 
 def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: bool = False,
@@ -92,21 +100,26 @@ def run(experiment, out: Path, binary: Path, quick: bool = False, allow_mixed: b
         plan_doc = {"experiment": experiment.name, "origin": experiment.origin,
                     "source": experiment.source, "quick": quick, "trials": plan.trials,
                     "smrbench": str(binary), "notes": plan.notes, "written": now(),
+                    "paired_suffix": experiment.run.paired_suffix,
                     "configs": [c.to_json() for c in plan.configs]}
         if not problems:
             problem, change = _plan_change(store, plan_doc)
             problems += [problem] if problem else []
+    if plan is not None and (suffix := experiment.run.paired_suffix) and \
+            not any(len(g) == 2 for g in _pair_groups(plan.configs, suffix)):
+        problems.append(f"run.paired_suffix: no configuration X{suffix} has the configuration "
+                        f"of X in its cell (every other axis equal), so nothing would run in pairs")
     if problems:
         raise BadInput(*problems)
     if moved is not None:
         print(f"note: {out} held results from another build or machine; moved them to {moved}",
               file=stream)
     pairing = []
-    if experiment.run.paired_suffix:
-        groups = _pair_groups(plan.configs, experiment.run.paired_suffix)
+    if suffix := experiment.run.paired_suffix:
+        groups = _pair_groups(plan.configs, suffix)
         pairs = sum(len(g) == 2 for g in groups)
-        pairing = [f"{pairs} pairs X / X{experiment.run.paired_suffix} run side by side in every "
-                   f"round (run.paired_suffix), {len(groups) - pairs} configurations alone"]
+        pairing = [f"{pairs} pairs X / X{suffix} run side by side in every round "
+                   f"(run.paired_suffix), {len(groups) - pairs} configurations alone"]
     for note in plan.notes + pairing + ([change] if change else []):
         print(f"note: {note}", file=stream)
 
@@ -147,7 +160,7 @@ def _plan_change(store: Store, plan_doc: dict) -> tuple[str, str]:
     another experiment, or --quick results beside full ones, is refused. The same experiment
     with another grid or trial count replaces plan.json, and says what changed: trials of
     configurations no longer planned, or beyond the trial count, stay in trials.jsonl but leave
-    the reports."""
+    the reports. A change of run.paired_suffix is said too: stored rounds keep their order."""
     if not store.has_plan():
         return "", ""
     try:
@@ -158,6 +171,11 @@ def _plan_change(store: Store, plan_doc: dict) -> tuple[str, str]:
         return (f"--out {store.root}: its {PLAN} is not a smrlab plan; use another --out, or "
                 f"remove the directory to start again"), ""
     name, quick = plan_doc["experiment"], bool(plan_doc["quick"])
+    pairing = ""
+    if old.get("paired_suffix", "") != plan_doc["paired_suffix"] and store.entries():
+        pairing = (f"run.paired_suffix changes from {old.get('paired_suffix') or 'none'!r} to "
+                   f"{plan_doc['paired_suffix'] or 'none'!r}: the stored trials ran in the old "
+                   f"order, the new ones in the new")
     if (old_name, old_quick) != (name, quick):
         mode = {True: "--quick run", False: "full run"}
         return (f"--out {store.root} holds the results of a {mode[old_quick]} of '{old_name}', "
@@ -165,12 +183,13 @@ def _plan_change(store: Store, plan_doc: dict) -> tuple[str, str]:
                 f"use another --out, or remove {store.root} to start again"), ""
     configs = {Config.from_json(c).hash for c in plan_doc["configs"]}
     if configs == old_configs and old_trials == plan_doc["trials"]:
-        return "", ""
+        return "", pairing
     added, gone = len(configs - old_configs), len(old_configs - configs)
-    return "", (f"the plan in {store.root / PLAN} changes: trials per configuration "
-                f"{old_trials} -> {plan_doc['trials']}, {added} configurations added, {gone} no "
-                f"longer planned (their stored trials, and any beyond the trial count, are kept but "
-                f"left out of reports)")
+    return "", "; ".join(filter(None, [
+        f"the plan in {store.root / PLAN} changes: trials per configuration "
+        f"{old_trials} -> {plan_doc['trials']}, {added} configurations added, {gone} no "
+        f"longer planned (their stored trials, and any beyond the trial count, are kept but "
+        f"left out of reports)", pairing]))
 
 
 def _run_jobs(experiment, jobs, plan_doc, store: Store, binary: Path, allow_mixed: bool, stream):

@@ -14,14 +14,15 @@ trial k of every configuration in one interleaved round, so a slow phase of the 
 whole round (this 2-core VM has phases some 25% slower for every configuration at once). The
 bootstrap then resamples rounds, the same ones for every input, so such a phase moves numerator
 and denominator together instead of widening the interval of their ratio. Inputs that did not
-run in the same rounds are resampled independently. A ratio of two inputs paired by round is
-the median of their per-round ratios (ratio()).
+run in the same rounds are resampled independently. A ratio of two inputs that share two or more
+rounds is the median of their per-round ratios over those rounds (ratio(), by_round()), a trial
+whose partner failed left out.
 """
 
 import hashlib
 import random
 import statistics
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 ROUNDS = 1000
 LEVEL = 0.95
@@ -29,11 +30,12 @@ LEVEL = 0.95
 
 @dataclass(frozen=True)
 class Estimate:
-    value: float                    # the statistic on the medians themselves
+    value: float                    # the statistic on the medians, or on the shared rounds
     low: float                      # the bootstrap interval (== value without noise estimate)
     high: float
     trials: tuple                   # trials behind each input, e.g. (3, 3)
-    paired_rounds: int = 0          # ratio(): > 0 when the value is the median of per-round ratios
+    paired_rounds: int = 0          # > 0: computed round by round over this many shared rounds
+    left_out: int = 0               # trials left out for want of a partner in their round
 
     @property
     def has_noise_estimate(self) -> bool:
@@ -52,8 +54,11 @@ class Estimate:
         counts = "+".join(map(str, self.trials))
         if not self.has_noise_estimate:
             return f"{fmt(self.value)} (1 trial each: no noise estimate)"
-        basis = (f"median of {self.paired_rounds} per-round ratios" if self.paired_rounds
-                 else f"{counts} trials")
+        basis = f"{counts} trials"
+        if self.paired_rounds:
+            basis = f"median of {self.paired_rounds} per-round ratios" + (
+                f"; {self.left_out} trial{'s' if self.left_out > 1 else ''} without a partner "
+                f"in their round left out" if self.left_out else "")
         return f"{fmt(self.value)} [{fmt(self.low)}–{fmt(self.high)}, {LEVEL:.0%} bootstrap, {basis}]"
 
 
@@ -110,14 +115,63 @@ def _by_round(samples: list, rounds: list | None) -> list | None:
     return [tuple(m[k] for m in maps) for k in sorted(common)]
 
 
+def shared_rounds(samples: list, rounds: list | None) -> tuple[list, int] | None:
+    """(one tuple per round that every input ran in, with each input's value; how many values
+    had no partner in their round) when the inputs share two or more rounds; else None."""
+    if not rounds or len(rounds) != len(samples):
+        return None
+    maps = []
+    for values, where in zip(samples, rounds):
+        if len(where) != len(values) or len(set(where)) != len(where) or None in where:
+            return None
+        maps.append(dict(zip(where, values)))
+    common = set(maps[0]).intersection(*maps[1:])
+    if len(common) < 2:
+        return None
+    rows = [tuple(m[k] for m in maps) for k in sorted(common)]
+    return rows, sum(len(values) for values in samples) - len(rows) * len(samples)
+
+
+def by_round(samples: list, rounds: list | None, fn) -> Estimate | None:
+    """fn(rows) over the rounds every input shared (rows: one tuple of the inputs' values per
+    round), with its bootstrap interval resampling those rounds; None when the inputs share
+    fewer than two rounds, or fn has no value (a zero denominator)."""
+    shared = shared_rounds(samples, rounds)
+    if shared is None:
+        return None
+    rows, left_out = shared
+    try:
+        value = fn(rows)
+    except ZeroDivisionError:
+        return None
+    rng = random.Random(hashlib.sha256(repr(rows).encode()).hexdigest())
+    outcomes = []
+    for _ in range(ROUNDS):
+        try:
+            outcomes.append(fn(rng.choices(rows, k=len(rows))))
+        except ZeroDivisionError:
+            continue
+    outcomes.sort()
+    tail = (1 - LEVEL) / 2
+    low = outcomes[int(tail * len(outcomes))] if outcomes else value
+    high = outcomes[min(len(outcomes) - 1, int((1 - tail) * len(outcomes)))] if outcomes else value
+    return Estimate(value, min(low, value), max(high, value), tuple(len(v) for v in samples),
+                    paired_rounds=len(rows), left_out=left_out)
+
+
+def median_ratio(rows, numerator: int = 0, denominator: int = 1) -> float:
+    """The median over rounds of one input's value over another's (rows: by_round's)."""
+    return statistics.median(r[numerator] / r[denominator] for r in rows)
+
+
 def ratio(numerator, denominator, rounds: list | None = None) -> Estimate | None:
-    """median(numerator) / median(denominator) with its bootstrap interval; when both sides ran
-    in the same rounds (see above), the median of the per-round ratios, its interval resampling
-    rounds. The ratio of medians can take its two medians from rounds in different phases of the
-    machine (on a day when its two cores run at 9 or at 24 Mops/s by turns, a 2x error); a
-    per-round ratio compares runs of one round, and with [run] paired_suffix runs a trial apart."""
-    by_round = _by_round([tuple(numerator), tuple(denominator)], rounds)
-    if by_round is None or any(d == 0 for _, d in by_round):
-        return estimate([numerator, denominator], lambda a, b: a / b, rounds)
-    per_round = estimate([[n / d for n, d in by_round]], lambda r: r)
-    return replace(per_round, trials=(len(by_round), len(by_round)), paired_rounds=len(by_round))
+    """median(numerator) / median(denominator) with its bootstrap interval; when the two sides
+    share two or more rounds (see above), the median of the per-round ratios over those rounds,
+    its interval resampling them (a trial whose partner failed is left out, and the text says
+    so). The ratio of medians can take its two medians from rounds in different phases of the
+    machine (on a day when its cores run at 9 or at 23 Mops/s by turns, a 2x error); a per-round
+    ratio compares runs of one round, and with [run] paired_suffix runs a trial apart."""
+    paired = by_round([tuple(numerator), tuple(denominator)], rounds, median_ratio)
+    if paired is not None:
+        return paired
+    return estimate([numerator, denominator], lambda a, b: a / b, rounds)

@@ -1,5 +1,6 @@
 """Experiment files: grid expansion and strict validation."""
 
+import random
 from dataclasses import replace
 
 import pytest
@@ -152,7 +153,27 @@ def test_paired_schedule_pairs_only_equal_cells_and_keeps_the_plain_order_withou
     for a, b in zip(first_round, first_round[1:]):
         if b.reclaimer.name == a.reclaimer.name + "_af":
             assert replace(a, reclaimer=b.reclaimer) == b
-    assert list(schedule(configs, 2, True, 1, "")) == list(schedule(configs, 2, True, 1))
+    # without a suffix, each round is the configs shuffled as before pairing existed
+    plain = []
+    for trial in range(2):
+        order = list(configs)
+        random.Random(f"1:{trial}").shuffle(order)
+        plain += [(c, trial) for c in order]
+    assert list(schedule(configs, 2, True, 1, "")) == plain
+
+
+@pytest.mark.parametrize("names", [["ebr", "ebr_af", "ebr_af_af", "hp"], ["ebr_af_af", "ebr_af", "hp", "ebr"],
+                                   ["hp", "ebr_af", "ebr"]])
+def test_paired_schedule_runs_every_config_once_whatever_the_order_or_a_chain(names):
+    e = parse(PAIRED.replace('["ebr", "ebr_af", "hp", "qsbr", "qsbr_af", "none_af"]', str(names)))
+    configs = e.plan(None, quick=False).configs
+    order = list(schedule(configs, 2, True, 1, "_af"))
+    assert sorted((c.hash, t) for c, t in order) == sorted((c.hash, t) for c in configs
+                                                           for t in range(2))
+    for trial in range(2):
+        shown = [c.reclaimer.shown for c, t in order if t == trial]
+        pairs = {frozenset(shown[i:i + 2]) for i in range(len(shown) - 1)}
+        assert {"ebr", "ebr_af"} in pairs or {"ebr_af", "ebr_af_af"} in pairs
 
 
 def test_paired_schedule_pairs_labelled_reclaimers_by_their_labels():

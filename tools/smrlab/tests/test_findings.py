@@ -1,5 +1,7 @@
 """Checking findings against aggregated rows: bounds, the noise, the thread counts."""
 
+from dataclasses import replace
+
 import pytest
 
 from smrlab import findings, schema
@@ -205,9 +207,36 @@ def test_trials_are_paired_by_round_so_a_slow_round_moves_both_sides():
     assert findings.check(f, [paired("none", none, rounds), paired("hp", hp, rounds)]).status == findings.HOLDS
     unpaired = findings.check(f, [paired("none", none, ()), paired("hp", hp, ())])
     assert unpaired.status == findings.NOISE
-    # Rounds that do not match (a trial failed on one side): resampled independently, as unpaired.
+    # A trial failed on one side: its partner is left out, the shared rounds stay paired.
     partial = findings.check(f, [paired("none", none, rounds), paired("hp", hp[:4], rounds[:4])])
-    assert partial.status == findings.NOISE
+    assert partial.status == findings.HOLDS
+    assert "median of 4 per-round ratios; 1 trial without a partner in their round left out]" \
+        in partial.comparisons[0].text
+    # Fewer than two shared rounds: resampled independently, as unpaired.
+    apart = findings.check(f, [paired("none", none, rounds), paired("hp", hp[:4], [1, 5, 6, 7])])
+    assert apart.status == findings.NOISE and "4+5 trials]" in apart.comparisons[0].text
+
+
+def test_a_paired_trend_of_ratios_ends_on_the_ratio_of_its_shown_values():
+    """hp / none rises from 0.5 (1 thread) to 0.8 (2 threads) in every round but the last at 2
+    threads, where the machine changed speed between the two runs; the machine's speed changes
+    from round to round. The shown values and last / first agree (1.6), where the medians' ratio
+    would say 3.2."""
+    f = finding(kind="trend", metric="throughput_ops_s", along="threads", direction="increasing",
+                numerator={"reclaimer": "hp"}, denominator={"reclaimer": "none"})
+    speed = [1.0, 2.3, 1.1, 2.2, 0.9]
+    rounds = [0, 1, 2, 3, 4]
+
+    def at(reclaimer, threads, values):
+        r = paired(reclaimer, values, rounds)
+        return Row(replace(r.config, threads=threads), r.ok, r.failed, r.stats)
+    rows = [at("none", 1, [10 * s for s in speed]), at("hp", 1, [5 * s for s in speed]),
+            at("none", 2, [10 * s for s in speed[::-1]]),
+            at("hp", 2, [8 * s for s in speed[::-1]][:4] + [8 * 2.3])]
+    v = findings.check(f, rows)
+    text = v.comparisons[0].text
+    assert v.status == findings.HOLDS, text
+    assert "0.5 → 0.8 over threads 1 → 2; last / first = 1.6 [" in text, text
 
 
 def test_a_paired_ratio_is_the_median_of_the_per_round_ratios():

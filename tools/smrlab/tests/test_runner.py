@@ -80,6 +80,27 @@ def test_paired_runs_are_adjacent_in_every_round_and_said_so(experiment_file, tm
             assert partner == ("hp", True, threads, trial)
 
 
+def test_a_pairing_that_pairs_no_cell_is_refused_and_a_changed_one_is_said(
+        experiment_file, tmp_path, fake, capsys):
+    # hp_same and hp are both in the grid, but never in the same cell (other thread counts)
+    apart = TINY.replace('threads = [1, 2]\n', '') \
+        .replace('[run]', '[[grid.case]]\nthreads = [1]\n[[grid.case]]\nthreads = [2]\n'
+                 'reclaimer = [{ name = "hp", params = { slots = 4 }, label = "hp_same" }]\n[run]') \
+        .replace("trials = 1", 'trials = 1\npaired_suffix = "_same"')
+    assert run(experiment_file(apart), tmp_path / "a") == 2
+    assert "run.paired_suffix: no configuration X_same has the configuration of X in its cell" \
+        in capsys.readouterr().err and fake() == []
+    # the same store, first unpaired, then paired: the note says the order changed
+    plain = TINY.replace('reclaimer = ["none", "ebr", "hp"]',
+                         'reclaimer = ["none", "hp", { name = "hp", params = { slots = 4 }, label = "hp_same" }]')
+    out = tmp_path / "r"
+    assert run(experiment_file(plain), out) == 0
+    paired = plain.replace("trials = 1", 'trials = 2\npaired_suffix = "_same"')
+    assert run(experiment_file(paired), out) == 0
+    assert "run.paired_suffix changes from 'none' to '_same': the stored trials ran in the old " \
+        "order" in capsys.readouterr().err
+
+
 def test_a_record_for_another_configuration_is_a_failure(experiment_file, tmp_path, fake,
                                                          monkeypatch):
     monkeypatch.setenv("FAKE_REPLAY", str(FIXTURES))        # fixture key range is not 100
