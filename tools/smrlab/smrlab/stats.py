@@ -90,29 +90,25 @@ def estimate(samples: list, fn, rounds: list | None = None) -> Estimate | None:
             continue
         if v is not None:
             outcomes.append(v)
+    return _interval(value, outcomes, trials)
+
+
+def _interval(value: float, outcomes: list, trials: tuple, **extra) -> Estimate:
+    """The estimate with the percentile interval of the bootstrap's outcomes (none: no width)."""
     if not outcomes:
-        return Estimate(value, value, value, trials)
+        return Estimate(value, value, value, trials, **extra)
     outcomes.sort()
     tail = (1 - LEVEL) / 2
     low = outcomes[int(tail * len(outcomes))]
     high = outcomes[min(len(outcomes) - 1, int((1 - tail) * len(outcomes)))]
-    return Estimate(value, min(low, value), max(high, value), trials)
+    return Estimate(value, min(low, value), max(high, value), trials, **extra)
 
 
 def _by_round(samples: list, rounds: list | None) -> list | None:
     """One tuple per round (every input's value in it), when every input ran once in each of
     the same two or more rounds; else None (resample independently)."""
-    if not rounds or len(rounds) != len(samples):
-        return None
-    maps = []
-    for values, where in zip(samples, rounds):
-        if len(where) != len(values) or len(set(where)) != len(where) or None in where:
-            return None
-        maps.append(dict(zip(where, values)))
-    common = set(maps[0])
-    if len(common) < 2 or any(set(m) != common for m in maps):
-        return None
-    return [tuple(m[k] for m in maps) for k in sorted(common)]
+    shared = shared_rounds(samples, rounds)
+    return shared[0] if shared is not None and shared[1] == 0 else None
 
 
 def shared_rounds(samples: list, rounds: list | None) -> tuple[list, int] | None:
@@ -151,12 +147,8 @@ def by_round(samples: list, rounds: list | None, fn) -> Estimate | None:
             outcomes.append(fn(rng.choices(rows, k=len(rows))))
         except ZeroDivisionError:
             continue
-    outcomes.sort()
-    tail = (1 - LEVEL) / 2
-    low = outcomes[int(tail * len(outcomes))] if outcomes else value
-    high = outcomes[min(len(outcomes) - 1, int((1 - tail) * len(outcomes)))] if outcomes else value
-    return Estimate(value, min(low, value), max(high, value), tuple(len(v) for v in samples),
-                    paired_rounds=len(rows), left_out=left_out)
+    return _interval(value, outcomes, tuple(len(v) for v in samples), paired_rounds=len(rows),
+                     left_out=left_out)
 
 
 def median_ratio(rows, numerator: int = 0, denominator: int = 1) -> float:
