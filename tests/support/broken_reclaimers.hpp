@@ -21,6 +21,8 @@
 //                           process-wide barrier: it may forward past a thread already reading.
 //   token_no_attach_barrier Token-EBR whose attaching thread skips the process-wide barrier: a
 //                           pass that skipped its id does not order its first reads.
+//   token_no_take_back      Token-EBR whose pass does not check, after its store, that the
+//                           receiver is detaching: the token may be left in a slot given back.
 //   token_forgets_debts     Token-EBR whose ledger records no debt: the token is forwarded past
 //                           a thread inside an operation and its bags are freed all the same.
 //   token_one_debt_per_lap  Token-EBR whose ledger keeps one debt per lap: a forward past two
@@ -393,6 +395,23 @@ struct token_no_attach_barrier_rule : token_rule {
   using domain_state = token_domain_without_attach_barrier<Base>;
 };
 using token_no_attach_barrier = basic_domain<token_no_attach_barrier_rule>;
+
+// Token-EBR whose pass stores the token into a slot and never checks that its thread is
+// detaching: a thread that read the token's absence before the store gives its slot back with
+// the token in it, and no receipt follows until a forward finds it (liveness, not safety).
+template <class Base>
+struct token_domain_without_take_back : detail::token_domain<Base> {
+  using detail::token_domain<Base>::token_domain;
+  template <class Fences>
+  static bool receiver_leaving(detail::token_slot&, const Fences&) { return false; }  // the bug
+};
+struct token_no_take_back_rule : token_rule {
+  static constexpr std::string_view name = "token_no_take_back";
+  static constexpr std::string_view summary = "PLANTED BUG: a pass may leave the token in the slot of a detaching thread";
+  template <class Base>
+  using domain_state = token_domain_without_take_back<Base>;
+};
+using token_no_take_back = basic_domain<token_no_take_back_rule>;
 
 // PLANTED BUGS for token: the real rule with another debt ledger.
 template <class Ledger>

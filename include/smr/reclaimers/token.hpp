@@ -28,6 +28,11 @@
 //    word and the lap. A bag is freed only once no unpaid debt could cover it; a debt is paid
 //    when its thread's word has moved on. A holder found in a new operation gets its second
 //    look after `clock_every` more operations of the forwarder, not a whole bound later.
+// A detaching thread sets `leaving` in its slot and runs the heavy fence before it takes the
+// token from its slot: passes skip it from then on, and a pass that read the flag before it was
+// set checks it again after its store (the light side) and takes the token back, so the token
+// never waits in a slot being given back while another thread is attached (the last thread to
+// detach leaves it in its slot, and the first to attach after it forwards it from there).
 // One forward goes on past every following thread that is between operations or still inside
 // the operation it was in at the forwarder's previous look (a debt each), since the one barrier
 // covers all their words: oversubscribed, consecutive threads are often descheduled together.
@@ -72,10 +77,13 @@
 //      w: a release store made at or after w's end, so w happens before T's free. (Operation w
 //      began after U's visit in lap L - 1, which was not a forward past w: a bag closed in lap
 //      L - 2 or earlier never waits for it.)
-//  (c) skipped: after the light fence the passer read U's slot as unowned (acquire: U's release
-//      of the slot, if any, ends its operations) or beyond the high-water mark (where the lap
-//      wraps). A thread claims its slot and then runs the heavy fence before its first
-//      operation, so by the pair again its operations observe W.
+//  (c) skipped: after the light fence the passer read U's slot as unowned or leaving (acquire:
+//      U's release of the slot, or its store of `leaving` at detach, ends its operations), or
+//      beyond the high-water mark (where the lap wraps); or it stored the token there, read
+//      `leaving` after the light fence and took the token back (the same read). A thread claims
+//      its slot and clears `leaving`, then runs the heavy fence before its first operation, so by
+//      the pair again its operations observe W (also when the passer read the flag of the
+//      slot's previous owner).
 // T's own operations are sequential, and R(j) starts a new one. Orphans adopted at a receipt
 // were unlinked before their donation, hence before it, and wait one whole lap like n.
 //
@@ -114,6 +122,9 @@ namespace detail {
 struct token_slot : operation_word_slot {
   // The lap number while the token waits here for this slot's thread; 0 while it is elsewhere.
   atomic<std::uint64_t> token{0};
+  // Set when the thread detaches (~token_thread), cleared by the slot's next owner: passes skip
+  // the slot, and a pass that stored the token here anyway takes it back (hand_to).
+  atomic<bool> leaving{false};
 };
 
 // Debts is another ledger only in the tests' planted bugs (tests/support/broken_reclaimers.hpp).
@@ -131,6 +142,16 @@ class token_domain : public asymmetric_fence_domain<Base, Pair> {
   static void attach_barrier(const Fences& fences) {
     fences.heavy();
   }
+  // hand_to's check, after storing the token into `to`, that its thread is not detaching: the
+  // light side of the pair with ~token_thread's barrier. A step of its own so that a planted bug
+  // can drop it alone (relacy_token_leave).
+  template <class Fences>
+  static bool receiver_leaving(token_slot& to, const Fences& fences) {
+    fences.light();
+    // acquire: pairs with ~token_thread's release store; the detaching thread's operations
+    // happen before the pass that goes on past it.
+    return to.leaving.load(mo_acquire);
+  }
   atomic<bool> issued_{false};  // the first attached thread creates the token
   Debts debts_;                 // part of the token: only its holder touches it
 };
@@ -144,19 +165,27 @@ class token_thread : public operation_word_thread<Base> {
         forward_after_ns_(std::uint64_t{d.configuration().forward_after_us} * 1000),
         look_every_(d.configuration().look_every),
         pass_check_every_(d.configuration().pass_check_every) {
-    // (c) of the proof: a pass that read this slot as unowned, or the high-water mark before it
-    // grew, happened before this barrier or its reads are ordered before our first operation.
+    // relaxed: the barrier below orders it, as it orders our claim of the slot: a pass that
+    // still reads the previous owner's `leaving` skips us as it would skip an unowned id.
+    this->slot().leaving.store(false, mo_relaxed);
+    // (c) of the proof: a pass that read this slot as unowned or leaving, or the high-water mark
+    // before it grew, happened before this barrier or its reads are ordered before our first
+    // operation.
     Base::domain_type::attach_barrier(this->fences());
     // relaxed: only which thread wins matters; the token itself is published by the store.
     if (!d.issued_.exchange(true, mo_relaxed)) this->slot().token.store(1, mo_release);
   }
 
-  // Between operations (the operation word is even): pass the token on if it waits here, hand the bags over.
-  // The free policy's backlog (token_af's can be long) was freed before this, by the handle's
-  // destructor (begin_detach): the token passed on below may come back to this slot until
-  // thread_base releases it, and would wait there until another thread's forward_held_token
-  // found it; the shorter that window, the better.
+  // Between operations (the operation word is even): pass the token on if it waits here, hand
+  // the bags over. From the store of `leaving` on, passes skip this slot; one that read it
+  // before the store may still put the token here, so the two sides form a store-load pair:
+  // either our claim after the barrier sees its token, or its check after its store
+  // (receiver_leaving) sees `leaving` and it takes the token back (hand_to). Without that the
+  // token would wait in a slot nobody owns until a forward found it (forward_after_us).
   ~token_thread() {
+    // release: our operations happen before a pass that reads it (acquire) and skips us.
+    this->slot().leaving.store(true, mo_release);
+    this->fences().heavy();
     if (const std::uint64_t lap = claim()) pass_from(this->thread_id(), lap);
     limbo_bag all = std::move(current_);
     for (std::size_t i = 0; i < closed_count_; ++i) all.splice(std::move(closed_[i].bag));
@@ -272,26 +301,53 @@ class token_thread : public operation_word_thread<Base> {
   // Hands the token, taken from slot `from` (ours, or an idle thread's), to the next owned id.
   void pass_from(std::size_t from, std::uint64_t lap) {
     const std::size_t next = next_visit(from, lap);
-    // release: the lap's chain (header comment) continues to the receiver's claim, or to a
-    // forwarder's acquire read of the lap (forward_held_token).
-    this->domain().registry().slot_at(next).token.store(lap, mo_release);
+    hand_to(next == nobody ? from : next, lap);  // nobody: we are detaching, and alone
   }
 
-  // The next owned id after `from` in ring order; `lap` grows by one where the lap wraps.
+  // Stores the token into slot `to`; if its thread is detaching, takes it back, should nobody
+  // have claimed it meanwhile, and hands it on past that thread (see ~token_thread).
+  void hand_to(std::size_t to, std::uint64_t lap) {
+    auto& registry = this->domain().registry();
+    for (;;) {
+      token_slot& s = registry.slot_at(to);
+      // release: the lap's chain (header comment) continues to the receiver's claim, or to a
+      // forwarder's acquire read of the lap (forward_held_token).
+      s.token.store(lap, mo_release);
+      if (!Base::domain_type::receiver_leaving(s, this->fences())) return;
+      std::uint64_t expected = lap;
+      // acquire: as claim(); fails if the detaching thread, or a forwarder, took it first.
+      if (!s.token.compare_exchange_strong(expected, 0, mo_acquire, mo_relaxed)) return;
+      const std::size_t next = next_visit(to, lap);
+      if (next == nobody) {  // no other thread to take it: it waits here, as it would have
+        s.token.store(lap, mo_release);  // release: as above
+        return;
+      }
+      to = next;
+    }
+  }
+
+  static constexpr std::size_t nobody = static_cast<std::size_t>(-1);
+
+  // The next owned id after `from` in ring order whose thread is not detaching; `lap` grows by
+  // one where the lap wraps. `nobody` (lap unchanged) if there is none: only passes from a
+  // detaching thread's slot, ours or another's (hand_to), can find none.
   std::size_t next_visit(std::size_t from, std::uint64_t& lap) {
     auto& registry = this->domain().registry();
-    // Light fence: (c) of the proof; orders our claim before the reads of ownership and of the
-    // high-water mark below.
+    // Light fence: (c) of the proof; orders our claim before the reads of ownership, `leaving`
+    // and the high-water mark below.
     this->fences().light();
     const std::size_t ids = registry.high_water();  // acquire (in the registry): chunks built
-    std::size_t next = from;
+    std::size_t next = nobody;
     for (std::size_t step = 1; step <= ids; ++step) {
       const std::size_t id = (from + step) % ids;
-      if (registry.owned_at(id)) {
+      // acquire (both): the owner's release of the slot, or its store of `leaving`, ends its
+      // operations, which then happen before the pass that skips it.
+      if (registry.owned_at(id) && !registry.slot_at(id).leaving.load(mo_acquire)) {
         next = id;
         break;
       }
     }
+    if (next == nobody) return nobody;
     if (next <= from) {  // the lap wraps
       ++lap;
       this->tc().stats().epochs.add();
@@ -347,7 +403,7 @@ class token_thread : public operation_word_thread<Base> {
     std::size_t next;
     for (;;) {
       if (operation_word_slot::inside(word)) this->domain().debts_.record(id, word, lap);
-      next = next_visit(id, lap);
+      next = next_visit(id, lap);  // never `nobody`: it finds this thread at the latest
       if (next == this->thread_id()) break;  // ours: taken at our next look
       // acquire: as the holder's word in forward_held_token.
       const std::uint64_t next_word = registry.slot_at(next).operations.load(mo_acquire);
@@ -355,9 +411,7 @@ class token_thread : public operation_word_thread<Base> {
       id = next;
       word = next_word;
     }
-    // release: the lap's chain (header comment) continues to the receiver's claim, or to a
-    // forwarder's acquire read of the lap (forward_held_token).
-    registry.slot_at(next).token.store(lap, mo_release);
+    hand_to(next, lap);
   }
 
   // Between operations, or inside the one it was in at our previous look (most likely
