@@ -1,8 +1,9 @@
 // Relacy model of Token-EBR (include/smr/reclaimers/token.hpp) with a thread that attaches while
 // the token is on a lap, and one that detaches during it. The other token models attach every
 // thread before it starts, so a pass always finds the ring complete; here the passer's read of
-// the high-water mark and of slot ownership (next_visit) races with a registration, and with the
-// reuse of an id whose previous owner is giving it back, possibly with the token in its slot.
+// the high-water mark, of slot ownership and of `leaving` (next_visit) races with a registration,
+// and with the reuse of an id whose previous owner is giving it back (token_leave_model.cpp
+// checks that detach on its own, with forwarding off).
 //
 // Three threads on one shared cell (cell.hpp), forward_after = 1:
 //   retirer:     attached in before() (id 0, it creates the token; its look in before() passes
@@ -12,10 +13,10 @@
 //                idle thread, or past a thread seen twice in the same operation, with a debt);
 //                then `done`.
 //   old reader:  attached in before() (id 1). An operation that loads the cell and reads the
-//                node's payload; then it detaches: it passes the token if it is in its slot and
-//                gives id 1 back (a pass may still store the token into the slot it gives back).
+//                node's payload; then it detaches: it sets `leaving`, passes the token if it is
+//                in its slot and gives id 1 back.
 //   new reader:  attaches in its thread: id 1 if the old reader gave it back already (the slot's
-//                operation word and a token left there go on to the new owner), else id 2,
+//                operation word goes on to the new owner, which clears `leaving`), else id 2,
 //                past the high-water mark a passer may have read. An operation that loads the
 //                cell, waits for `done`, and reads the node's payload; then it detaches.
 // Proof obligation ((c) of token.hpp): a passer that read the new reader's id as unowned or
@@ -74,7 +75,7 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
   // operation (the lap went on without it: (c) of the proof).
   static inline unsigned long long reused_id = 0;
   static inline unsigned long long freed_around_reader = 0;
-  static inline unsigned long long token_left = 0;  // the token waited in the reused slot
+  static inline unsigned long long token_left = 0;  // the token already in the reused slot
 
   void before() {
     if (iterations == 0) reused_id = freed_around_reader = token_left = 0;  // a new search
@@ -117,7 +118,8 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
     holder<R> mine(*domain);
     if (mine.h.thread_id() == old_reader) {
       ++reused_id;
-      // relaxed: a count only. A token here was passed into the slot the old reader gave back.
+      // relaxed: a count only. A token here was passed to the new owner (or stored by a pass that
+      // read the old owner's `leaving` unset and, checking again, the new owner's).
       if (domain->registry().slot_at(old_reader).token.load(mo_relaxed) != 0) ++token_left;
     }
     {
@@ -134,7 +136,7 @@ struct token_attach_model : rl::test_suite<token_attach_model, 3>, structure_fix
   static void report() {
     std::printf("                   the new reader reused id 1 in %llu, and node 1 was freed while it was inside its operation in %llu, of %llu iterations\n",
                 reused_id, freed_around_reader, iterations);
-    std::printf("                   the token waited in the reused slot when the new reader took it in %llu iterations\n", token_left);
+    std::printf("                   the token already in the reused slot right after the new reader attached in %llu iterations\n", token_left);
   }
 };
 

@@ -31,8 +31,10 @@
 // A detaching thread sets `leaving` in its slot and runs the heavy fence before it takes the
 // token from its slot: passes skip it from then on, and a pass that read the flag before it was
 // set checks it again after its store (the light side) and takes the token back, so the token
-// never waits in a slot being given back while another thread is attached (the last thread to
-// detach leaves it in its slot, and the first to attach after it forwards it from there).
+// never waits in a slot being given back while a thread attached before that detach began is
+// still attached. (A thread that finds no other thread taking part leaves it in its own slot:
+// the last to detach, or one whose scan read a thread attaching meanwhile as unowned; the first
+// thread to attach after that, or the one attaching, forwards it from there.)
 // One forward goes on past every following thread that is between operations or still inside
 // the operation it was in at the forwarder's previous look (a debt each), since the one barrier
 // covers all their words: oversubscribed, consecutive threads are often descheduled together.
@@ -144,14 +146,16 @@ class token_domain : public asymmetric_fence_domain<Base, Pair> {
   }
   // hand_to's check, after storing the token into `to`, that its thread is not detaching: the
   // light side of the pair with ~token_thread's barrier. A step of its own so that a planted bug
-  // can drop it alone (relacy_token_leave).
+  // can drop it alone (relacy_token_leave_planted).
   template <class Fences>
   static bool receiver_leaving(token_slot& to, const Fences& fences) {
     fences.light();
-    // acquire: pairs with ~token_thread's release store; the detaching thread's operations
-    // happen before the pass that goes on past it.
-    return to.leaving.load(mo_acquire);
+    return leaving(to);
   }
+  // Whether the slot's thread is detaching, for a pass that goes on past it (next_visit,
+  // hand_to). acquire: pairs with ~token_thread's release store; the detaching thread's
+  // operations happen before that pass.
+  static bool leaving(token_slot& s) { return s.leaving.load(mo_acquire); }
   atomic<bool> issued_{false};  // the first attached thread creates the token
   Debts debts_;                 // part of the token: only its holder touches it
 };
@@ -182,11 +186,14 @@ class token_thread : public operation_word_thread<Base> {
   // either our claim after the barrier sees its token, or its check after its store
   // (receiver_leaving) sees `leaving` and it takes the token back (hand_to). Without that the
   // token would wait in a slot nobody owns until a forward found it (forward_after_us).
+  // The free policy's backlog (token_af's can be long) was freed before this, by the handle's
+  // destructor (begin_detach), since a deleter may still use the handle: the token may come to
+  // this slot meanwhile and wait for the claim below.
   ~token_thread() {
     // release: our operations happen before a pass that reads it (acquire) and skips us.
     this->slot().leaving.store(true, mo_release);
     this->fences().heavy();
-    if (const std::uint64_t lap = claim()) pass_from(this->thread_id(), lap);
+    if (const std::uint64_t lap = claim()) pass_on(lap);
     limbo_bag all = std::move(current_);
     for (std::size_t i = 0; i < closed_count_; ++i) all.splice(std::move(closed_[i].bag));
     this->donate(std::move(all));
@@ -277,12 +284,12 @@ class token_thread : public operation_word_thread<Base> {
     limbo_bag safe = take_safe(lap, settle_debts());
     if constexpr (Order == token_order::naive) {
       this->release_safe(std::move(safe));
-      pass_from(this->thread_id(), lap);
+      pass_on(lap);
     } else if constexpr (Order == token_order::pass_first) {
-      pass_from(this->thread_id(), lap);
+      pass_on(lap);
       this->release_safe(std::move(safe));
     } else {
-      pass_from(this->thread_id(), lap);
+      pass_on(lap);
       // A later receipt while freeing passes straight on; `current` is empty (nothing retired
       // since), so there is nothing to close, and the closed bags wait for the next receipt.
       this->release_safe(
@@ -291,17 +298,22 @@ class token_thread : public operation_word_thread<Base> {
             if (this->slot().token.load(mo_relaxed) == 0) return;
             if (const std::uint64_t again = claim()) {
               wait_anew();
-              pass_from(this->thread_id(), again);
+              pass_on(again);
             }
           },
           pass_check_every_);
     }
   }
 
-  // Hands the token, taken from slot `from` (ours, or an idle thread's), to the next owned id.
-  void pass_from(std::size_t from, std::uint64_t lap) {
-    const std::size_t next = next_visit(from, lap);
-    hand_to(next == nobody ? from : next, lap);  // nobody: we are detaching, and alone
+  // Hands the token, taken from our slot, to the next owned id.
+  void pass_on(std::uint64_t lap) {
+    const std::size_t next = next_visit(this->thread_id(), lap);
+    if (next == nobody) {  // we are detaching and see nobody else: it waits in our slot
+      // release: as in hand_to.
+      this->slot().token.store(lap, mo_release);
+      return;
+    }
+    hand_to(next, lap);
   }
 
   // Stores the token into slot `to`; if its thread is detaching, takes it back, should nobody
@@ -342,7 +354,7 @@ class token_thread : public operation_word_thread<Base> {
       const std::size_t id = (from + step) % ids;
       // acquire (both): the owner's release of the slot, or its store of `leaving`, ends its
       // operations, which then happen before the pass that skips it.
-      if (registry.owned_at(id) && !registry.slot_at(id).leaving.load(mo_acquire)) {
+      if (registry.owned_at(id) && !Base::domain_type::leaving(registry.slot_at(id))) {
         next = id;
         break;
       }
