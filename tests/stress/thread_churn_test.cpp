@@ -177,4 +177,33 @@ TYPED_TEST(ThreadChurn, AttachWorkExit) {
   EXPECT_LE(s.freed, s.retired);
 }
 
+// Handles that live three operations each, one after another on one thread, with the
+// reclaimer's default configuration: every retirement happens in a handle that detaches long
+// before its own thresholds (an epoch advance every advance_every operations, a grace period or a
+// round every few thousand retirements) would ask for a reclamation. What the detaching handles
+// leave must still be freed. Before the exit step of the epoch schemes, their tagged orphans and
+// rcu's start of a grace period for orphans, qsbr, ebr, debra, nebr and rcu freed nothing here.
+TYPED_TEST(ThreadChurn, ShortLivedHandlesKeepFreeing) {
+  using R = TypeParam;
+  using set_t = smr::test::set_for<R>;
+  if constexpr (!R::traits.frees) GTEST_SKIP() << "frees nothing by design";
+  constexpr std::uint64_t lives = 3000, ops_per_life = 3;
+  R domain(typename R::config{});
+  {
+    set_t set(domain);
+    for (std::uint64_t life = 0; life < lives; ++life) {
+      auto h = domain.attach();
+      for (std::uint64_t i = 0; i < ops_per_life; ++i) {
+        ASSERT_TRUE(set.insert(h, i));
+        ASSERT_TRUE(set.remove(h, i));  // retires the node
+      }
+    }
+    const auto s = domain.stats();
+    ASSERT_GE(s.retired, lives * ops_per_life / 2);
+    // A scheme that keeps freeing holds a few lives' worth; one that stopped holds them all.
+    EXPECT_LE(s.retired - s.freed, 1000u) << R::name << ": " << s.retired << " retired, " << s.freed
+                                          << " freed: short-lived handles stopped reclamation";
+  }
+}
+
 }  // namespace

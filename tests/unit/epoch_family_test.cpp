@@ -141,13 +141,17 @@ TYPED_TEST(EpochFamily, ExitedThreadsNodesAreAdoptedAndFreed) {
   R domain(small_config<R>());
   std::atomic<long> freed{0};
   constexpr long n = 300;
-  // A lone thread that retires and exits keeps its last epochs' nodes: it donates them.
-  std::thread([&] {
-    auto h = domain.attach();
-    for (long i = 0; i < n; ++i) retire_one<R>(h, freed);
-  }).join();
-  ASSERT_LT(freed.load(), n) << "test needs donated nodes";
+  // A thread that retires and exits while this one sits in an operation (holding the epoch, so
+  // that the exiting thread's own last step cannot free its last nodes) donates them.
   auto h = domain.attach();
+  {
+    auto g = h.begin_op();
+    std::thread([&] {
+      auto mine = domain.attach();
+      for (long i = 0; i < n; ++i) retire_one<R>(mine, freed);
+    }).join();
+  }
+  ASSERT_LT(freed.load(), n) << "test needs donated nodes";
   EXPECT_LT(ops_until_freed<R>(h, freed, n), 10000) << "orphans never freed";
   EXPECT_EQ(freed.load(), n);
 }

@@ -21,8 +21,10 @@
 //
 // Tag rule (core/epoch_limbo.hpp). While T is active with e, the advance to e + 2 happens after
 // everything T does in that period: the scan for it reads T's word after reading e + 1 and a
-// fence, so by the lemma it reads a release store that ends the period. A node T unlinks, or
-// adopts from the orphans, during the period is therefore tagged e + 1 (the "+1" of ebr.hpp).
+// fence, so by the lemma it reads a release store that ends the period. A node T unlinks during
+// the period is therefore tagged e + 1 (the "+1" of ebr.hpp). The rule names only the global
+// epoch, so the tag stays with the node when T detaches and another thread adopts its bag
+// (detail/epoch_family.hpp): whoever frees it has read an epoch of at least tag + 2.
 //
 // Theorem. A node X tagged t (the advance to t+1 happens after its unlink W) is freed only after
 // every thread that can reach it is done with it. The data structures' contract: a period

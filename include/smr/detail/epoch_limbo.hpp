@@ -3,8 +3,11 @@
 // The rule every epoch scheme here uses: a node is tagged with an epoch t that is at least the
 // global epoch at the moment it was unlinked, and it is safe once the global epoch reaches
 // t + 2 (the advance t+1 -> t+2 needs every active thread to have announced t+1, which it can
-// only do after the unlink). Tags are always within two of each other per thread, so three
-// bags indexed by tag % 3 suffice; a bag whose tag is stale when reused is already safe.
+// only do after the unlink). Every tag is at most the global epoch plus one when it is made (a
+// thread's announced epoch plus one), so two tags with the same residue mod 3 differ by three
+// or more and the smaller is already safe: three bags indexed by tag % 3 suffice, whatever the
+// order in which tags arrive (a thread's own retirements, or the tagged bags of threads that
+// detached, adopt()).
 #pragma once
 
 #include <cstdint>
@@ -17,14 +20,17 @@ using namespace ::smr::core;  // the public building blocks (atomics, nodes, sta
 
 class epoch_limbo {
  public:
-  void retire(retired_node* n, std::uint64_t tag) {
-    tagged& b = bags_[tag % 3];
-    if (b.tag != tag) {
-      // Any old tag here is <= tag - 3, so those nodes are past their grace period.
-      ready_.splice(b.bag.take_all());
-      b.tag = tag;
-    }
-    b.bag.push(n);
+  void retire(retired_node* n, std::uint64_t tag) { bag_for(tag).push(n); }
+
+  // A whole bag tagged `tag`, from a thread that detached (epoch_domain's orphans).
+  void adopt(std::uint64_t tag, limbo_bag&& bag) {
+    if (!bag.empty()) bag_for(tag).splice(std::move(bag));
+  }
+
+  // Moves every node of `from` here, each bag with its tag.
+  void absorb(epoch_limbo& from) {
+    ready_.splice(from.ready_.take_all());
+    for (tagged& b : from.bags_) adopt(b.tag, b.bag.take_all());
   }
 
   // Nodes safe once the global epoch is `global`.
@@ -46,6 +52,19 @@ class epoch_limbo {
   }
 
  private:
+  // Where a node tagged `tag` goes. A bag here with an older tag (<= tag - 3) is past its grace
+  // period; so is `tag` itself when the bag here has a newer one (tag <= that - 3).
+  limbo_bag& bag_for(std::uint64_t tag) {
+    tagged& b = bags_[tag % 3];
+    if (b.tag == tag) return b.bag;
+    if (b.tag < tag) {
+      ready_.splice(b.bag.take_all());
+      b.tag = tag;
+      return b.bag;
+    }
+    return ready_;
+  }
+
   struct tagged {
     std::uint64_t tag = 0;
     limbo_bag bag;

@@ -14,7 +14,7 @@
 // Why it is safe (proof sketch; lemma and theorem in detail/epoch_clock.hpp): a period is one
 // operation. Leaving the quiescent state announces epoch a with a release store, a seq_cst
 // fence and a re-read, so while the operation runs the epoch is at most a + 1; nodes it unlinks
-// or adopts are tagged a + 1 and freed once the epoch reaches a + 3. Every check of a round
+// are tagged a + 1 (adopted ones keep their tags) and freed once the epoch reaches a + 3. Every check of a round
 // for epoch e is made in an operation that announced e, after its fence, so by the lemma it
 // sees the checked thread's current announcement or a later one, never a stale quiescent bit.
 // The round for a + 2 passed every thread: each was quiescent (release store ending its

@@ -13,8 +13,8 @@
 // Why it is safe (proof sketch; lemma and theorem in detail/epoch_clock.hpp): a thread's period
 // runs from one quiescent state (or attach) to the next (or detach). Each quiescent state
 // announces epoch a with a release store, a seq_cst fence and a re-read, so while the period
-// lasts the epoch is at most a + 1; nodes the thread unlinks or adopts in it are tagged a + 1
-// and freed once the epoch reaches a + 3. The advance to a + 3 scanned every online thread
+// lasts the epoch is at most a + 1; nodes the thread unlinks in it are tagged a + 1 (adopted
+// ones keep their tags) and freed once the epoch reaches a + 3. The advance to a + 3 scanned every online thread
 // after a fence and found it announcing a + 2 (a period that began after the unlink) or offline
 // after a release store; either way its earlier periods, the only ones that could hold the
 // node, happen before the advancer's release CAS, which the freeing thread read (acquire).

@@ -72,8 +72,12 @@ class rcu_thread : public operation_word_thread<Base> {
     this->donate(std::move(all));
   }
 
+  // Orphans start a grace period at once, whatever the batch: under thread churn no handle may
+  // live the grace_every retirements that would start one, and orphans would be handed on at
+  // every detach and never freed. (acquire in has_orphans: a read of a line written only by
+  // detaching threads.)
   void enter() {
-    if (!waiting_.empty() || batch_.size() >= grace_every_) [[unlikely]]
+    if (!waiting_.empty() || batch_.size() >= grace_every_ || this->domain().has_orphans()) [[unlikely]]
       advance(grace_every_);
     this->publish_enter();  // the light side of the proof's pair
   }
