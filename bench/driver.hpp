@@ -121,6 +121,14 @@ void record_validation(trial_result& res, const validation& v);
 
 enum phase : int { prefilling = 0, prefilled = 1, running = 2, released = 3 };
 
+// A worker's handle, which --reattach-every replaces: handles are neither copied nor moved, so
+// the attachment receives attach()'s prvalue directly and lives in a std::optional.
+template <class R>
+struct attachment {
+  explicit attachment(R& domain) : h(domain.attach()) {}
+  typename R::handle h;
+};
+
 // Starts a thread running `body`. Out of line and type-erased: a std::thread per lambda type would
 // instantiate its state and the vector's growth path in every registered pair.
 void start_thread(std::vector<std::thread>& threads, std::function<void()> body);
@@ -199,12 +207,14 @@ trial_result run_trial(const trial_spec& spec) {
     for (unsigned k = 0; k < op_kind_count; ++k)
       if (share_of(mix, static_cast<op_kind>(k)) != 0) st.latency[k] = std::make_unique<latency_histogram>();
     rng rnd(spec.seed * 0x9E3779B97F4A7C15ull + i);
-    handle_t h = domain.attach();
+    std::optional<detail::attachment<R>> attached;
+    attached.emplace(domain);
+    handle_t* h = &attached->h;
 
     // Prefill: claim a slot, then add keys until one is new (sets skip keys already present).
     accounting pre;
     while (prefill_claimed.fetch_add(1, std::memory_order_relaxed) < prefill_target) {
-      while (!add_key(ds, h, static_cast<key_type>(rnd.below(key_range)), pre)) {
+      while (!add_key(ds, *h, static_cast<key_type>(rnd.below(key_range)), pre)) {
       }
     }
     st.prefill = pre;
@@ -214,20 +224,28 @@ trial_result run_trial(const trial_spec& spec) {
     const op_chooser chooser(mix);
     accounting acc;
     std::uint64_t ops = 0;
+    const std::uint64_t reattach_every = o.reattach_every.value_or(0);  // 0: never
+    std::uint64_t until_reattach = reattach_every;
     while (!o.test_no_ops && !stop.raised()) {
       const std::uint64_t r = rnd.next();
       const op_kind op = chooser.pick(static_cast<std::uint32_t>(r >> 32));
       const auto k = static_cast<key_type>(rnd.below(key_range));
       if ((r & 63) == 0) {  // time one operation in 64, chosen at random so no period aliases
         const std::uint64_t t0 = detail::now_ns();
-        if (!detail::run_timed_op(ds, h, op, k, acc, spec.pool, stop)) break;
+        if (!detail::run_timed_op(ds, *h, op, k, acc, spec.pool, stop)) break;
         // Net of the clock's own cost (two back-to-back reads, 20-80 ns here): a short
         // operation would otherwise read up to twice its length.
         st.latency[static_cast<unsigned>(op)]->add(smr::core::net_interval_ns(t0, detail::now_ns()));
-      } else if (!detail::run_timed_op(ds, h, op, k, acc, spec.pool, stop)) {
+      } else if (!detail::run_timed_op(ds, *h, op, k, acc, spec.pool, stop)) {
         break;
       }
       ++ops;
+      if (until_reattach != 0 && --until_reattach == 0) {  // timed: the churn's cost is the point
+        attached.reset();
+        attached.emplace(domain);
+        h = &attached->h;
+        until_reattach = reattach_every;
+      }
     }
     st.trial = acc;
     st.ops = ops;

@@ -87,6 +87,8 @@ throughput, latency, memory and reclamation metrics; validates the structure aft
   --stall N              N extra threads that stall inside an operation
   --stall-mode M         whole (stalled for the whole trial, default) | periodic
   --stall-ms MS          periodic mode: milliseconds per stall (and between stalls)
+  --reattach-every N     each worker detaches and attaches a new handle every N operations
+                         of the timed trial (thread churn; default: never)
   --quiescent-every K    operations between quiescent states (qsbr)
   --param NAME=VALUE     reclaimer tunable, repeatable (see --list for each reclaimer's names)
   --json FILE            JSON lines, one record per trial ('-' = stdout)
@@ -183,6 +185,10 @@ options parse_options(int argc, char** argv) {
        }},
       {"--stall-ms",
        [&](const std::string& v) { o.stall_ms = parse_positive_seconds("--stall-ms", v, 3.6e6); }},
+      {"--reattach-every",
+       [&](const std::string& v) {
+         o.reattach_every = parse_unsigned<std::uint64_t>("--reattach-every", v, 1, std::uint64_t{1} << 40);
+       }},
       {"--quiescent-every",
        [&](const std::string& v) {
          parse_unsigned<std::uint32_t>("--quiescent-every", v, 1, ~std::uint32_t{0});  // the tunable is 32-bit

@@ -58,6 +58,9 @@ struct options {
   unsigned stall = 0;
   stall_mode stall_kind = stall_mode::whole;
   std::optional<double> stall_ms;  // periodic mode only
+  // Thread churn: each worker gives its handle back and attaches a new one every N operations of
+  // the timed trial (a pool whose tasks attach for their length).
+  std::optional<std::uint64_t> reattach_every;
   std::vector<std::pair<std::string, std::string>> params;  // --param and --quiescent-every
   std::string json_path;                                     // "" = none, "-" = stdout
   std::string timeline_path;

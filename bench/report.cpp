@@ -107,6 +107,7 @@ nlohmann::json trial_config(const options& o, const nlohmann::json& params, unsi
       {"stalled_threads", o.stall},
       {"stall_mode", o.stall == 0 ? nlohmann::json(nullptr) : nlohmann::json(stall_mode_name(o.stall_kind))},
       {"stall_ms", o.stall_ms ? nlohmann::json(*o.stall_ms) : nlohmann::json(nullptr)},
+      {"reattach_every", o.reattach_every ? nlohmann::json(*o.reattach_every) : nlohmann::json(nullptr)},
       {"seed", o.seed},
       {"prefill", o.prefill.value_or(0)},
       {"pin", pin_policy_name(o.pin)},

@@ -21,7 +21,7 @@ def test_help_exits_zero_and_names_every_option():
     assert r.returncode == 0
     for opt in ["--ds", "--reclaimer", "--threads", "--duration", "--trials", "--seed", "--key-range",
                 "--workload", "--readers", "--reader-workload", "--prefill", "--pin", "--allocator", "--stall", "--stall-mode", "--stall-ms",
-                "--quiescent-every", "--json", "--timeline", "--timeline-capacity", "--list", "--param",
+                "--reattach-every", "--quiescent-every", "--json", "--timeline", "--timeline-capacity", "--list", "--param",
                 "--poison", "--version"]:
         assert opt in r.stdout
     for status in ["0 ok", "2 bad input", "3 a run-time", "128 + N"]:
@@ -310,6 +310,7 @@ def test_external_baselines_are_marked_and_unbuilt_ones_say_what_to_install(outd
     ("--seed", "18446744073709551616", "must be between 0 and 18446744073709551615"),
     ("--threads", "1" + "0" * 30, "must be between 1 and 4096"),
     ("--quiescent-every", "4294967296", "must be between 1 and 4294967295"),
+    ("--reattach-every", "0", "must be between 1 and 1099511627776"),
 ])
 def test_a_number_too_large_names_the_limit(outdir, option, value, fragment):
     ds, rec = listing()["compatible"][0]

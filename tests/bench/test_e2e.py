@@ -137,6 +137,30 @@ def test_quiescent_every_sets_qsbr(outdir):
     assert r["config"]["params"]["quiescent_every"] == 3
 
 
+# Thread churn: every worker gives its handle back and attaches anew every 5 operations, freed
+# nodes poisoned. No handle lives long enough to reach its scheme's own trigger (before the fix
+# the epoch schemes and rcu freed nothing here), a token left in a slot given back would stop
+# Token-EBR, and validation checks the structure that the short-lived handles changed.
+@pytest.mark.parametrize("rec", ["token", "token_af", "ebr", "qsbr", "debra", "rcu", "hp", "ibr_2ge"])
+def test_reattach_every(outdir, rec):
+    if ["hash_map", rec] not in listing()["compatible"]:
+        pytest.skip(f"hash_map with {rec} is not registered")
+    params = [a for p in FREE_WITHIN_A_SHORT_TRIAL.get(rec.removesuffix("_af"), []) for a in ("--param", p)]
+    [r] = run_ok([*short_args("hash_map", rec, threads=3, duration="0.2"), "--reattach-every", "5", "--poison",
+                  *params], outdir)
+    assert r["config"]["reattach_every"] == 5
+    assert r["validation"]["ok"], r["validation"]["detail"]
+    m = r["metrics"]
+    assert m["ops"] > 0 and m["retired"] > 0
+    assert m["freed"] > 0, f"{rec}: nothing freed while the threads re-attached"
+
+
+def test_reattach_every_is_null_by_default(outdir):
+    ds, rec = listing()["compatible"][0]
+    [r] = run_ok(short_args(ds, rec), outdir)
+    assert r["config"]["reattach_every"] is None
+
+
 @pytest.mark.parametrize("mode", [[], ["--stall-mode", "periodic", "--stall-ms", "5"]])
 def test_stalled_thread(outdir, mode):
     ds = next(d for d, r in listing()["compatible"] if r == "ebr")

@@ -71,7 +71,7 @@ def test_checker_rejects_unknown_schema_keywords():
 # The fields added to the record after the first schema (version, the machine, per-kind latency
 # histograms, ...) are required too: a record that lost one must not pass.
 @pytest.mark.parametrize("section,key", [
-    (None, "version"), ("config", "stall_mode"), ("config", "stall_ms"), ("config", "pin_cpus"),
+    (None, "version"), ("config", "stall_mode"), ("config", "stall_ms"), ("config", "pin_cpus"), ("config", "reattach_every"),
     ("config", "poison"), ("env", "machine"), ("metrics", "elapsed_s"), ("metrics", "cpu_time_s"),
     ("metrics", "latency_samples"), ("metrics", "latency_histograms"),
     ("metrics", "avg_unreclaimed"), ("metrics", "free_batches"), ("metrics", "free_time_share"),
