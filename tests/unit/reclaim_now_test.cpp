@@ -151,12 +151,8 @@ TYPED_TEST(ReclaimNow, DomainBarrierFreesWhatExitedThreadsLeft) {
   std::atomic<int> freed{0};
   R domain(R::rule::eager_config());
   constexpr int threads = 3, each = 400;
-  int before = 0;
-  {
-    // Held inside an operation while the workers exit, so that their exit steps cannot free
-    // their last nodes and must leave them to the domain.
-    auto holder = domain.attach();
-    auto g = holder.begin_op();
+  constexpr bool epoch_rule = std::is_base_of_v<smr::detail::epoch_rule_base, typename R::rule>;
+  auto run_workers = [&] {
     std::vector<std::thread> workers;
     for (int t = 0; t < threads; ++t) {
       workers.emplace_back([&] {
@@ -165,10 +161,21 @@ TYPED_TEST(ReclaimNow, DomainBarrierFreesWhatExitedThreadsLeft) {
       });
     }
     for (auto& w : workers) w.join();
-    before = freed.load();
+    return freed.load();
+  };
+  int before = 0;
+  if constexpr (epoch_rule) {
+    // Held inside an operation while the workers exit, so that their exit steps cannot free
+    // their last nodes and must leave them to the domain. (Not for the others: an external
+    // baseline's retire may wait for a grace period, which this operation would block.)
+    auto holder = domain.attach();
+    auto g = holder.begin_op();
+    before = run_workers();
+  } else {
+    before = run_workers();
   }
   if constexpr (R::traits.frees) {
-    if constexpr (std::is_base_of_v<smr::detail::epoch_rule_base, typename R::rule>) {
+    if constexpr (epoch_rule) {
       // The last nodes of each exiting thread could not be made safe while `holder` was in its
       // operation: the control that shows the barrier had work to do.
       EXPECT_LT(before, threads * each) << R::name << ": nothing was left to the domain";
