@@ -46,8 +46,11 @@ def test_round_trip(outdir):
     counts = collections.Counter(k for _, k, _, _, _ in rows)
     assert set(counts) <= KINDS
     assert counts["epoch_advance"] > 0 and counts["batch_free"] > 0
-    # EBR records every advance it makes, and the record counts the same advances.
-    assert counts["epoch_advance"] == rec["metrics"]["epochs"]
+    # EBR records every advance it makes, and the record counts the same advances, but for the
+    # detaches after the statistics were read (each worker's, and the validation's handle): each
+    # runs one reclaim step, which may advance once more while the timeline still records.
+    epochs = rec["metrics"]["epochs"]
+    assert epochs <= counts["epoch_advance"] <= epochs + rec["config"]["threads"] + 1
     for thread, _, start, end, _ in rows:
         assert 0 <= start <= end and thread >= 0
 
